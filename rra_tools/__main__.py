@@ -1,0 +1,5 @@
+"""``python -m rra_tools`` runs the ``rra`` command."""
+
+from .cli.main import main
+
+main()

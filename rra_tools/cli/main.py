@@ -1,0 +1,79 @@
+"""Entry point of the ``rra`` command. Heavy modules are imported inside the commands."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from .. import SPEC_VERSION, __version__
+
+__all__ = ["cli", "main"]
+
+#: Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error or unreadable input.
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, "-V", "--version",
+                      message=f"rra %(version)s (RRA standard {SPEC_VERSION})")
+def cli() -> None:
+    """Tools for Refined Reproducible Artifacts (RRA) of machine-learning papers."""
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Output format.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default=None,
+              help="Lowest severity that makes the exit code 1.  [default: error]")
+@click.option("--select", metavar="RULES", help="Comma-separated codes, prefixes or names to run (replaces config).")
+@click.option("--extend-select", metavar="RULES", help="Rules to run in addition, e.g. RRA103.")
+@click.option("--ignore", metavar="RULES", help="Comma-separated codes, prefixes or names to skip.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
+              help="Configuration file (.rra.toml or pyproject.toml); default: nearest one.")
+@click.option("--color/--no-color", default=None, help="Colour text output.  [default: when a terminal]")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the report to this file instead of standard output.")
+def validate(paths: tuple[str, ...], fmt: str, fail_on: str | None, select: str | None,
+             extend_select: str | None, ignore: str | None, config_file: str | None,
+             color: bool | None, output: str | None) -> None:
+    """Check RRA manifests: an artifact directory, a manifest file, or '-' for standard input.
+
+    Static and offline: nothing from the artifact is executed. Exit status: 0 clean, 1 findings
+    at or above --fail-on, 2 usage error or unreadable input.
+    """
+    from .validate_cmd import run_validate
+
+    code = run_validate(paths or (".",), fmt=fmt, fail_on=fail_on, select=select, extend_select=extend_select,
+                        ignore=ignore, config_file=config_file, color=color, output=output)
+    sys.exit(code)
+
+
+@cli.command()
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rules(fmt: str) -> None:
+    """List every rule: code, name, default severity, spec section."""
+    from .rules_cmd import render_rules
+
+    click.echo(render_rules(fmt), nl=False)
+
+
+@cli.command()
+@click.argument("code")
+def explain(code: str) -> None:
+    """Explain one rule: what it checks, why, a failing example and the fix."""
+    from .rules_cmd import render_explain
+
+    text = render_explain(code)
+    if text is None:
+        raise click.UsageError(f"unknown rule {code!r}; 'rra rules' lists them")
+    click.echo(text, nl=False)
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Run the CLI; click maps usage errors to exit code 2."""
+    return cli.main(args=argv, prog_name="rra")

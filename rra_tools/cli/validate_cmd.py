@@ -1,0 +1,76 @@
+"""``rra validate``: build the configuration, validate every input, render, pick the exit code."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..validate.config import Config, ConfigError, find_config, load_config
+from ..validate.diagnostics import Severity
+from ..validate.result import ValidationReport
+from .main import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+
+__all__ = ["run_validate"]
+
+
+def _split(value: str | None) -> frozenset[str] | None:
+    if value is None:
+        return None
+    return frozenset(part.strip() for part in value.split(",") if part.strip())
+
+
+def build_config(paths: tuple[str, ...], config_file: str | None, **overrides: object) -> Config:
+    """The configuration file's settings with command-line overrides on top."""
+    from ..validate.config import parse_config
+
+    if config_file is not None:
+        base = load_config(Path(config_file))
+    else:
+        first = next((p for p in paths if p != "-"), ".")
+        start = Path(first)
+        found = find_config(start if start.is_dir() else start.parent)
+        base = load_config(found) if found is not None else Config()
+    table: dict[str, object] = {}
+    for key in ("select", "extend_select", "ignore"):
+        value = overrides.get(key)
+        if value is not None:
+            table[key.replace("_", "-")] = sorted(value)  # type: ignore[call-overload]
+    checked = parse_config(table, "command line")
+    return base.merged(select=checked.select, extend_select=checked.extend_select or None,
+                       ignore=checked.ignore or None, fail_on=overrides.get("fail_on"))
+
+
+def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, select: str | None,
+                 extend_select: str | None, ignore: str | None, config_file: str | None,
+                 color: bool | None, output: str | None) -> int:
+    """Validate ``paths`` and write the report; return the exit code."""
+    from ..validate.api import validate_bytes, validate_path
+    from ..validate.reporters import render
+
+    try:
+        config = build_config(paths, config_file, select=_split(select), extend_select=_split(extend_select),
+                              ignore=_split(ignore),
+                              fail_on=Severity.parse(fail_on) if fail_on else None)
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return EXIT_USAGE
+    report = ValidationReport()
+    for path in paths:
+        if path == "-":
+            result = validate_bytes(sys.stdin.buffer.read(), name="<stdin>", root=Path.cwd(), config=config)
+            result.input = "-"
+        else:
+            result = validate_path(path, config=config)
+        report.results.append(result)
+    use_color = color if color is not None else (output is None and sys.stdout.isatty())
+    text = render(report, fmt, color=use_color)
+    if output is not None:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
+    if report.any_unreadable:
+        return EXIT_USAGE
+    threshold = config.fail_on if config.fail_on is not None else Severity.ERROR
+    return EXIT_FINDINGS if report.fails(threshold) else EXIT_OK

@@ -1,0 +1,1 @@
+"""Reading manifests with source positions, safe paths inside an artifact, and digests."""

@@ -1,0 +1,31 @@
+"""Typed errors raised while reading input; the validator turns them into diagnostics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["InputError", "LoadError", "Problem"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A located problem found while reading a document (e.g. a duplicate key)."""
+
+    code: str
+    message: str
+    line: int | None = None
+    column: int | None = None
+    hint: str | None = None
+    pointer: str = ""
+
+
+class LoadError(Exception):
+    """The document cannot be read as a manifest; carries one located problem."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+class InputError(Exception):
+    """The input cannot be opened at all (missing, not a regular file, no manifest in a directory)."""

@@ -1,0 +1,14 @@
+"""Documented bounds that keep reading hostile input cheap. See docs/limits.md."""
+
+from __future__ import annotations
+
+__all__ = ["MAX_DEPTH", "MAX_MANIFEST_BYTES", "MAX_NODES"]
+
+#: Largest manifest file read, in bytes (16 MiB): a 10,000-launcher manifest is about 3 MiB.
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
+
+#: Most nodes a document may hold once aliases are expanded; stops "billion laughs".
+MAX_NODES = 2_000_000
+
+#: Deepest nesting of mappings and sequences; the standard's documents need fewer than 10.
+MAX_DEPTH = 64

@@ -1,0 +1,85 @@
+"""Resolve a manifest's relative paths inside the artifact root, refusing every way out."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+__all__ = ["PathIssue", "ResolvedPath", "lexical_issue", "resolve_inside"]
+
+
+class PathIssue(Enum):
+    """Why a path cannot be used."""
+
+    ABSOLUTE = "absolute"
+    PARENT = "parent"
+    SYMLINK_ESCAPE = "symlink-escape"
+    MISSING = "missing"
+    NOT_REGULAR = "not-regular"
+    NOT_DIRECTORY = "not-directory"
+
+
+@dataclass(frozen=True)
+class ResolvedPath:
+    """The outcome of resolving one relative path."""
+
+    path: Path | None
+    issue: PathIssue | None = None
+    detail: str = ""
+
+
+def lexical_issue(rel: str) -> PathIssue | None:
+    """ABSOLUTE or PARENT when ``rel`` leaves the root by its text alone, else None.
+
+    >>> lexical_issue("../data.csv")
+    <PathIssue.PARENT: 'parent'>
+    """
+    if rel.startswith(("/", "\\")) or (len(rel) > 1 and rel[1] == ":" and rel[0].isalpha()):
+        return PathIssue.ABSOLUTE
+    if any(part == ".." for part in rel.replace("\\", "/").split("/")):
+        return PathIssue.PARENT
+    return None
+
+
+def resolve_inside(root: Path, rel: str, *, kind: str = "file") -> ResolvedPath:
+    """Resolve ``rel`` under ``root``; ``kind`` is 'file', 'dir' or 'any'.
+
+    Never follows a path out of the root: symlinks are resolved and the result must stay
+    inside the real root. Nothing is opened, so FIFOs and devices are safe to meet.
+    """
+    issue = lexical_issue(rel)
+    if issue is not None:
+        return ResolvedPath(None, issue)
+    real_root = os.path.realpath(root)
+    candidate = os.path.join(real_root, rel)
+    real = os.path.realpath(candidate)
+    if real != real_root and not real.startswith(real_root + os.sep):
+        return ResolvedPath(None, PathIssue.SYMLINK_ESCAPE, real)
+    try:
+        info = os.stat(real)
+    except FileNotFoundError:
+        return ResolvedPath(None, PathIssue.MISSING)
+    except OSError as exc:  # a symlink loop, a permission problem
+        return ResolvedPath(None, PathIssue.MISSING, exc.strerror or str(exc))
+    if kind == "file" and not stat.S_ISREG(info.st_mode):
+        return ResolvedPath(None, PathIssue.NOT_REGULAR, _describe(info.st_mode))
+    if kind == "dir" and not stat.S_ISDIR(info.st_mode):
+        return ResolvedPath(None, PathIssue.NOT_DIRECTORY, _describe(info.st_mode))
+    return ResolvedPath(Path(real))
+
+
+def _describe(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return "not a regular file"

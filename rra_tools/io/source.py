@@ -1,0 +1,387 @@
+"""Parse YAML or JSON manifests into plain data while remembering where every value came from.
+
+YAML is read as a stream of parser events (libyaml through ruamel.yaml when its C extension is
+installed) and assembled here without recursion, so the bounds in :mod:`.limits` are checked
+while building: nesting depth, expanded alias size, duplicate keys and unsupported tags are
+reported with their line and column instead of exhausting memory or the stack. Scalars are
+resolved by the YAML 1.2 core schema: ``yes`` is a string, ``2024-01-01`` is a string.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import LoadError, Problem
+from .limits import MAX_DEPTH, MAX_NODES
+
+__all__ = ["Position", "SourceDocument", "decode_text", "parse_document"]
+
+_CORE = "tag:yaml.org,2002:"
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_INT = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+_FLOAT = re.compile(
+    r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+# Plain scalars whose first character is none of these are strings; skips the regexes.
+_MAYBE_TYPED = frozenset("-+.0123456789~nNtTfF")
+
+
+@dataclass(frozen=True)
+class Position:
+    """1-based line and column of a key and of its value."""
+
+    line: int
+    column: int
+    key_line: int | None = None
+    key_column: int | None = None
+
+
+@dataclass
+class SourceDocument:
+    """A parsed manifest: its data, its text, and the source position of every value."""
+
+    text: str
+    data: Any
+    problems: list[Problem] = field(default_factory=list)
+    # id(container) -> {key or index: Position}; containers stay alive through ``data``.
+    _positions: dict[int, dict[Any, Position]] | None = None
+    _is_json: bool = False
+
+    def position(self, pointer: tuple[str | int, ...]) -> Position | None:
+        """Where the value at ``pointer`` is written; the nearest enclosing value if it is absent."""
+        if self._positions is None:
+            self._positions = _json_positions(self.text, self.data) if self._is_json else {}
+        node = self.data
+        best: Position | None = Position(1, 1)
+        for part in pointer:
+            table = self._positions.get(id(node))
+            if table is None or part not in table:
+                break
+            best = table[part]
+            try:
+                node = node[part]
+            except (KeyError, IndexError, TypeError):
+                break
+        return best
+
+    def line_text(self, line: int) -> str | None:
+        """The text of 1-based ``line``, without its line break."""
+        lines = self.text.splitlines()
+        return lines[line - 1] if 1 <= line <= len(lines) else None
+
+
+def decode_text(raw: bytes) -> str:
+    """Decode manifest bytes as UTF-8 (a BOM is allowed); raise a located :class:`LoadError`."""
+    if b"\x00" in raw:
+        offset = raw.index(b"\x00")
+        line, col = _line_col(raw, offset)
+        raise LoadError(Problem("RRA004", "file is binary: it contains a NUL byte", line, col,
+                                "a manifest is UTF-8 text (YAML or JSON)"))
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line, col = _line_col(raw, exc.start)
+        raise LoadError(Problem(
+            "RRA004", f"file is not valid UTF-8: byte {raw[exc.start]:#04x} cannot start a character",
+            line, col, "save the manifest as UTF-8")) from None
+
+
+def _line_col(raw: bytes, offset: int) -> tuple[int, int]:
+    line = raw.count(b"\n", 0, offset) + 1
+    start = raw.rfind(b"\n", 0, offset) + 1
+    return line, offset - start + 1
+
+
+def parse_document(text: str) -> SourceDocument:
+    """Parse manifest text (YAML 1.2 or JSON) into a :class:`SourceDocument`.
+
+    Raises :class:`LoadError` when the text is not a single, well-formed document within the
+    bounds; duplicate keys are recorded in ``problems`` and the first value is kept.
+
+    >>> parse_document("a: [1, 2]").data
+    {'a': [1, 2]}
+    """
+    if not text.strip():
+        raise LoadError(Problem("RRA003", "manifest is empty", 1, 1,
+                                "start from 'rra init' or an example in examples/"))
+    if text.lstrip().startswith("{"):
+        doc = _parse_json(text)
+        if doc is not None:
+            return doc
+    return _YamlBuilder(text).build()
+
+
+def _parse_json(text: str) -> SourceDocument | None:
+    duplicates: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in items:
+            if key in out:
+                duplicates.append(key)
+                continue
+            out[key] = value
+        return out
+
+    try:
+        data = json.loads(text, object_pairs_hook=pairs)
+    except (json.JSONDecodeError, RecursionError):
+        # Not strict JSON (or too deep for the C decoder): the YAML reader reports it precisely.
+        return None
+    if duplicates:
+        # The YAML reader locates each duplicate; JSON is a subset of YAML 1.2 flow style.
+        return None
+    _check_bounds(data)
+    return SourceDocument(text=text, data=data, _is_json=True)
+
+
+def _check_bounds(data: Any) -> None:
+    # Iterative so hostile depth cannot exhaust the stack; json.loads shares no objects.
+    count = 0
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if count > MAX_NODES:
+            raise LoadError(Problem("RRA006", f"document has more than {MAX_NODES} values", 1, 1))
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            raise LoadError(Problem("RRA007", f"nesting is deeper than {MAX_DEPTH} levels", 1, 1,
+                                    "the standard's documents nest fewer than 10 levels"))
+        stack.extend((child, depth + 1) for child in children)
+
+
+def _json_positions(text: str, data: Any) -> dict[int, dict[Any, Position]]:
+    """Positions for JSON-parsed data, found by re-reading the text with the YAML reader."""
+    try:
+        shadow = _YamlBuilder(text).build()
+    except LoadError:
+        return {}
+    out: dict[int, dict[Any, Position]] = {}
+    shadow_positions = shadow._positions or {}
+    pairs: list[tuple[Any, Any]] = [(data, shadow.data)]
+    while pairs:
+        real, twin = pairs.pop()
+        table = shadow_positions.get(id(twin))
+        if table is not None:
+            out[id(real)] = table
+        if isinstance(real, dict) and isinstance(twin, dict):
+            pairs.extend((real[k], twin[k]) for k in real if k in twin)
+        elif isinstance(real, list) and isinstance(twin, list):
+            pairs.extend(zip(real, twin))
+    return out
+
+
+class _YamlBuilder:
+    """Assemble data from parser events with an explicit stack."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.positions: dict[int, dict[Any, Position]] = {}
+        self.problems: list[Problem] = []
+        self.anchors: dict[str, tuple[Any, int]] = {}
+        self.sizes: dict[int, int] = {}
+        self.total = 0
+
+    def build(self) -> SourceDocument:
+        from ruamel.yaml.error import MarkedYAMLError
+
+        try:
+            data = self._assemble()
+        except MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            what = exc.problem or exc.context or "malformed YAML"
+            raise LoadError(Problem(
+                "RRA002", f"YAML syntax error: {what}",
+                mark.line + 1 if mark else None, mark.column + 1 if mark else None,
+                _syntax_hint(str(what)))) from None
+        return SourceDocument(text=self.text, data=data, problems=self.problems, _positions=self.positions)
+
+    def _events(self) -> Any:
+        try:
+            from ruamel.yaml.cyaml import CSafeLoader as Loader
+        except ImportError:  # pragma: no cover - the C extension is a dependency on CPython
+            from ruamel.yaml import SafeLoader as Loader
+        loader = Loader(self.text)
+        try:
+            while True:
+                event = loader.get_event()
+                if event is None:
+                    return
+                yield event
+        finally:
+            loader.dispose()
+
+    def _assemble(self) -> Any:
+        from ruamel.yaml import events as ev
+
+        # Each frame: [container, kind, pending_key, key_position, size, anchor]
+        stack: list[list[Any]] = []
+        root: Any = _NO_KEY
+        documents = 0
+        for event in self._events():
+            kind = type(event)
+            if kind is ev.ScalarEvent or kind is ev.AliasEvent or kind is ev.MappingStartEvent \
+                    or kind is ev.SequenceStartEvent:
+                mark = event.start_mark
+                pos = (mark.line + 1, mark.column + 1)
+                if stack and stack[-1][1] == "map" and stack[-1][2] is _NO_KEY:
+                    self._take_key(stack[-1], event, pos)
+                    continue
+                if kind is ev.ScalarEvent:
+                    value, size = self._scalar(event, pos), 1
+                elif kind is ev.AliasEvent:
+                    if event.anchor not in self.anchors:
+                        raise LoadError(Problem("RRA002", f"YAML alias '*{event.anchor}' has no anchor",
+                                                *pos, "define '&name' before using '*name'"))
+                    value, size = self.anchors[event.anchor]
+                else:
+                    if len(stack) >= MAX_DEPTH:
+                        raise LoadError(Problem("RRA007", f"nesting is deeper than {MAX_DEPTH} levels", *pos,
+                                                "the standard's documents nest fewer than 10 levels"))
+                    container: Any = {} if kind is ev.MappingStartEvent else []
+                    self.positions[id(container)] = {}
+                    stack.append([container, "map" if kind is ev.MappingStartEvent else "seq",
+                                  _NO_KEY, None, 1, event.anchor, pos])
+                    continue
+                if event.anchor and kind is ev.ScalarEvent:
+                    self.anchors[event.anchor] = (value, size)
+                root = self._attach(stack, value, size, pos, root)
+            elif kind is ev.MappingEndEvent or kind is ev.SequenceEndEvent:
+                frame = stack.pop()
+                container, size, anchor, pos = frame[0], frame[4], frame[5], frame[6]
+                if anchor:
+                    self.anchors[anchor] = (container, size)
+                root = self._attach(stack, container, size, pos, root)
+            elif kind is ev.DocumentStartEvent:
+                documents += 1
+                if documents > 1:
+                    mark = event.start_mark
+                    raise LoadError(Problem("RRA002", "file holds more than one YAML document",
+                                            mark.line + 1, mark.column + 1,
+                                            "a manifest is a single document: remove the '---' separator"))
+        if root is _NO_KEY:
+            raise LoadError(Problem("RRA003", "manifest is empty", 1, 1,
+                                    "start from 'rra init' or an example in examples/"))
+        return root
+
+    def _take_key(self, frame: list[Any], event: Any, pos: tuple[int, int]) -> None:
+        from ruamel.yaml import events as ev
+
+        if type(event) is not ev.ScalarEvent:
+            raise LoadError(Problem("RRA002", "mapping keys must be plain strings, not collections or aliases",
+                                    *pos, "quote the key"))
+        frame[2] = event.value
+        frame[3] = pos
+
+    def _attach(self, stack: list[list[Any]], value: Any, size: int, pos: tuple[int, int], root: Any) -> Any:
+        self.total += size
+        if self.total > MAX_NODES:
+            raise LoadError(Problem("RRA006", f"document expands to more than {MAX_NODES} values "
+                                    "(aliases are counted each time they are used)", *pos,
+                                    "write the values out or use fewer aliases"))
+        if not stack:
+            return value
+        frame = stack[-1]
+        frame[4] += size
+        container = frame[0]
+        table = self.positions[id(container)]
+        if frame[1] == "seq":
+            table[len(container)] = Position(*pos)
+            container.append(value)
+            return root
+        key, key_pos = frame[2], frame[3]
+        frame[2] = _NO_KEY
+        if key in container:
+            first = table[key]
+            self.problems.append(Problem(
+                "RRA005", f"duplicate key {key!r} (first at line {first.key_line}); the first value is kept",
+                key_pos[0], key_pos[1], "remove one of the two entries",
+            ))
+            return root
+        table[key] = Position(pos[0], pos[1], key_pos[0], key_pos[1])
+        container[key] = value
+        return root
+
+    def _scalar(self, event: Any, pos: tuple[int, int]) -> Any:
+        value: str = event.value
+        tag = event.tag
+        if tag is None or tag == "!":
+            if not event.implicit[0] or not value or value[0] not in _MAYBE_TYPED:
+                # Quoted, block or obviously textual scalars are strings; empty plain is null.
+                if event.implicit[0] and value == "" and not event.style:
+                    return None
+                return value
+            return _resolve_plain(value)
+        if tag.startswith("!!"):
+            tag = _CORE + tag[2:]
+        name = tag[len(_CORE):] if tag.startswith(_CORE) else None
+        try:
+            if name == "str":
+                return value
+            if name == "int" and _INT.match(value):
+                return _to_int(value)
+            if name == "float" and (_FLOAT.match(value) or _INT.match(value)):
+                return _to_float(value)
+            if name == "bool" and _BOOL.match(value):
+                return value.lower() == "true"
+            if name == "null" and _NULL.match(value):
+                return None
+        except ValueError:
+            pass
+        raise LoadError(Problem("RRA002", f"unsupported YAML tag {event.tag!r} on value {value!r}", *pos,
+                                "the standard uses plain YAML: remove the tag"))
+
+
+class _NoKey:
+    __slots__ = ()
+
+
+_NO_KEY = _NoKey()
+
+
+def _resolve_plain(value: str) -> Any:
+    if _NULL.match(value):
+        return None
+    if _BOOL.match(value):
+        return value.lower() == "true"
+    if _INT.match(value):
+        return _to_int(value)
+    if _FLOAT.match(value):
+        return _to_float(value)
+    return value
+
+
+def _to_int(value: str) -> int:
+    if value.startswith("0o"):
+        return int(value[2:], 8)
+    if value.startswith("0x"):
+        return int(value[2:], 16)
+    return int(value, 10)
+
+
+def _to_float(value: str) -> float:
+    lowered = value.lower()
+    if lowered.endswith(".inf"):
+        return -math.inf if lowered.startswith("-") else math.inf
+    if lowered == ".nan":
+        return math.nan
+    return float(value)
+
+
+def _syntax_hint(what: str) -> str:
+    if "tab" in what:
+        return "indent with spaces; YAML forbids tabs for indentation"
+    if "mapping values are not allowed" in what:
+        return "a value containing ': ' must be quoted"
+    return "check indentation and quoting near this position"

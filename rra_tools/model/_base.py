@@ -1,0 +1,58 @@
+"""The base every RRA document model derives from: closed objects that admit ``x-*`` extensions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+__all__ = ["EXTENSION_PATTERN", "Id", "RelPath", "RRAModel", "Sha256"]
+
+#: Keys matching this pattern are extensions: any object may carry them and tools ignore them.
+EXTENSION_PATTERN = r"^x-"
+
+
+def _close_with_extensions(schema: dict[str, Any]) -> None:
+    # pydantic renders extra="allow" as an open object; the standard is closed except for x-* keys.
+    schema["additionalProperties"] = False
+    schema["patternProperties"] = {EXTENSION_PATTERN: {}}
+
+
+class RRAModel(BaseModel):
+    """A closed object of the standard; unknown keys are errors unless they start with ``x-``."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        frozen=True,
+        use_enum_values=True,
+        json_schema_extra=_close_with_extensions,
+    )
+
+    @model_validator(mode="after")
+    def _only_extensions_extra(self) -> RRAModel:
+        extra = self.__pydantic_extra__ or {}
+        unknown = sorted(k for k in extra if not k.startswith("x-"))
+        if unknown:
+            raise ValueError(f"unknown field(s) {unknown!r}; extensions must start with 'x-'")
+        return self
+
+
+Id = Annotated[
+    str,
+    StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"),
+    Field(description="An identifier: ASCII letters, digits, '.', '_' or '-', 1-128 characters, "
+          "starting with a letter or digit. Unique within its list."),
+]
+
+RelPath = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=4096),
+    Field(description="A POSIX path relative to the artifact root. It must not be absolute, "
+          "contain '..' or resolve (through symlinks) outside the root."),
+]
+
+Sha256 = Annotated[
+    str,
+    StringConstraints(pattern=r"^[0-9a-f]{64}$"),
+    Field(description="A SHA-256 digest as 64 lower-case hexadecimal digits."),
+]

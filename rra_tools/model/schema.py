@@ -1,0 +1,69 @@
+"""Generate the published JSON Schemas (draft 2020-12) from the pydantic models."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
+
+from .. import SPEC_VERSION
+
+__all__ = ["SCHEMA_BASE_URL", "generated_schemas", "render_schema", "schema_for"]
+
+#: Stable base of every published schema's ``$id``; the path carries the standard's version.
+SCHEMA_BASE_URL = "https://rra.dev/schemas"
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+class _RRASchemaGenerator(GenerateJsonSchema):
+    """pydantic's generator, adjusted so the schema says what the standard says."""
+
+    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
+        # Optional fields are omitted, never null: the standard has no null values.
+        return self.generate_inner(schema["schema"])
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        value = super().default_schema(schema)
+        if value.get("default", 0) is None:
+            del value["default"]
+        return value
+
+    def dict_schema(self, schema: core_schema.DictSchema) -> JsonSchemaValue:
+        value = super().dict_schema(schema)
+        # pydantic emits patternProperties for constrained keys, which leaves other keys open;
+        # the standard means "every key matches", which is propertyNames.
+        patterns = value.pop("patternProperties", None)
+        if patterns:
+            ((pattern, item),) = patterns.items()
+            value["propertyNames"] = {"pattern": pattern}
+            value["additionalProperties"] = item
+        return value
+
+
+def schema_for(model: type[BaseModel], name: str) -> dict[str, Any]:
+    """Return the JSON Schema of ``model`` with the ``$schema`` and ``$id`` of ``name``."""
+    body = model.model_json_schema(schema_generator=_RRASchemaGenerator, mode="validation")
+    return {
+        "$schema": DIALECT,
+        "$id": f"{SCHEMA_BASE_URL}/{SPEC_VERSION}/{name}.schema.json",
+        **body,
+    }
+
+
+def render_schema(schema: dict[str, Any]) -> str:
+    """Serialise a schema the way it is committed: sorted keys, two-space indent, final newline."""
+    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def generated_schemas() -> dict[str, str]:
+    """Map each published schema's file name to its generated text."""
+    from .manifest import Manifest
+    from .report import Report
+
+    out: dict[str, str] = {}
+    for model, name in ((Manifest, "manifest"), (Report, "report")):
+        out[f"rra-{name}-{SPEC_VERSION}.schema.json"] = render_schema(schema_for(model, name))
+    return out

@@ -1,0 +1,118 @@
+"""The library entry points: validate a path (directory or manifest file) or raw bytes.
+
+Registries call these on uploads: nothing from the artifact is executed, no path outside the
+artifact root is followed, and reading is bounded (see :mod:`rra_tools.io.limits`).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..io.errors import LoadError, Problem
+from ..io.limits import MAX_MANIFEST_BYTES
+from ..io.source import decode_text, parse_document
+from .config import Config
+from .engine import diagnostic_from_problem, run_layers
+from .result import ValidationReport, ValidationResult
+
+__all__ = ["MANIFEST_NAMES", "find_manifest", "validate_bytes", "validate_path", "validate_paths"]
+
+#: File names looked for, in this order, when a directory is given.
+MANIFEST_NAMES = ("rra.yaml", "rra.yml", "rra.json")
+
+
+def find_manifest(directory: Path) -> Path | None:
+    """The manifest file of an artifact directory, or None when it has none."""
+    for name in MANIFEST_NAMES:
+        candidate = directory / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def validate_bytes(
+    raw: bytes,
+    *,
+    name: str = "<bytes>",
+    root: Path | None = None,
+    config: Config | None = None,
+    max_bytes: int = MAX_MANIFEST_BYTES,
+) -> ValidationResult:
+    """Validate manifest bytes; file rules resolve paths under ``root`` (skipped when None)."""
+    config = config or Config()
+    result = ValidationResult(input=name, manifest=name)
+    if len(raw) > max_bytes:
+        result.diagnostics.append(diagnostic_from_problem(Problem(
+            "RRA006", f"manifest is {len(raw)} bytes, more than the cap of {max_bytes}", None, None,
+            "split data out of the manifest; it holds references, not contents"), name, config))
+        return result
+    try:
+        text = decode_text(raw)
+        result.source_text = text
+        doc = parse_document(text)
+    except LoadError as exc:
+        result.diagnostics.append(diagnostic_from_problem(exc.problem, name, config))
+        return result
+    run_layers(doc, root, config, result)
+    return result
+
+
+def validate_path(path: str | Path, *, config: Config | None = None,
+                  max_bytes: int = MAX_MANIFEST_BYTES) -> ValidationResult:
+    """Validate an artifact directory (holding rra.yaml) or a manifest file."""
+    config = config or Config()
+    given = str(path)
+    target = Path(path)
+    try:
+        info = os.stat(target)
+    except OSError as exc:
+        return _unreadable(given, config, f"cannot open {given!r}: {exc.strerror or exc}",
+                           "check the path" if isinstance(exc, FileNotFoundError) else None)
+    if stat.S_ISDIR(info.st_mode):
+        manifest = find_manifest(target)
+        if manifest is None:
+            return _unreadable(given, config, f"directory {given!r} has no {' or '.join(MANIFEST_NAMES)}",
+                               "run 'rra validate' on the artifact directory or on its manifest file")
+        return validate_path_file(manifest, given, config, max_bytes)
+    return validate_path_file(target, given, config, max_bytes)
+
+
+def validate_path_file(manifest: Path, given: str, config: Config, max_bytes: int) -> ValidationResult:
+    """Validate the manifest file ``manifest`` (reported as input ``given``)."""
+    shown = os.path.normpath(str(manifest))
+    try:
+        info = os.stat(manifest)
+    except OSError as exc:
+        return _unreadable(given, config, f"cannot open {shown!r}: {exc.strerror or exc}")
+    if not stat.S_ISREG(info.st_mode):
+        what = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device" if (
+            stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)) else "not a regular file"
+        return _unreadable(given, config, f"{shown!r} is {what}; a manifest is a regular file")
+    if info.st_size > max_bytes:
+        result = ValidationResult(input=given, manifest=shown)
+        result.diagnostics.append(diagnostic_from_problem(Problem(
+            "RRA006", f"manifest is {info.st_size} bytes, more than the cap of {max_bytes}", None, None,
+            "a manifest holds references, not contents"), shown, config))
+        return result
+    try:
+        with open(manifest, "rb") as handle:
+            raw = handle.read(max_bytes + 1)
+    except OSError as exc:
+        return _unreadable(given, config, f"cannot read {shown!r}: {exc.strerror or exc}")
+    result = validate_bytes(raw, name=shown, root=manifest.parent, config=config, max_bytes=max_bytes)
+    result.input = given
+    return result
+
+
+def validate_paths(paths: Iterable[str | Path], *, config: Config | None = None) -> ValidationReport:
+    """Validate several inputs; one result each, in the order given."""
+    return ValidationReport([validate_path(p, config=config) for p in paths])
+
+
+def _unreadable(given: str, config: Config, message: str, hint: str | None = None) -> ValidationResult:
+    result = ValidationResult(input=given, unreadable=True)
+    result.diagnostics.append(diagnostic_from_problem(Problem("RRA001", message, hint=hint), None, config))
+    return result

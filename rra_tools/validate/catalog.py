@@ -1,0 +1,155 @@
+"""The rule catalog: every check's stable code, name, default severity and spec section.
+
+Codes are never reused; a removed rule keeps its entry with ``status="removed"``. The long
+documentation of each rule (why it matters, a failing example, the fix) lives in
+:mod:`.rule_docs`; the pages in ``docs/rules/`` are generated from both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .diagnostics import DOCS_BASE_URL, Severity
+
+__all__ = ["RULES", "Rule", "rule"]
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One check of the validator."""
+
+    code: str
+    name: str
+    severity: Severity
+    section: str
+    summary: str
+    added: str = "1.0"
+    enabled: bool = True
+    status: str = "stable"
+
+    @property
+    def url(self) -> str:
+        """The rule's documentation page."""
+        return f"{DOCS_BASE_URL}/{self.code}"
+
+
+def _r(code: str, name: str, severity: Severity, section: str, summary: str, *, enabled: bool = True) -> Rule:
+    return Rule(code, name, severity, section, summary, enabled=enabled)
+
+
+_MANIFEST = "spec/02-manifest.md"
+_ALL = [
+    # Reading the document.
+    _r("RRA001", "input-unreadable", E, "spec/01-overview.md#manifest-files",
+       "The input path cannot be opened as a regular file holding a manifest."),
+    _r("RRA002", "yaml-syntax", E, "spec/01-overview.md#manifest-files",
+       "The manifest is not well-formed YAML 1.2 or JSON, or uses tags, complex keys or several documents."),
+    _r("RRA003", "empty-manifest", E, "spec/01-overview.md#manifest-files",
+       "The manifest file holds no document."),
+    _r("RRA004", "not-utf8-text", E, "spec/01-overview.md#manifest-files",
+       "The manifest is binary or not valid UTF-8."),
+    _r("RRA005", "duplicate-key", E, "spec/01-overview.md#manifest-files",
+       "A mapping has the same key twice."),
+    _r("RRA006", "document-too-large", E, "spec/01-overview.md#limits",
+       "The file is larger than the size cap or its aliases expand beyond the value cap."),
+    _r("RRA007", "nesting-too-deep", E, "spec/01-overview.md#limits",
+       "Mappings and sequences nest deeper than the nesting cap."),
+    # Version and schema.
+    _r("RRA100", "unsupported-major-version", E, "spec/03-versioning.md#major-versions",
+       "rra_version names a major version this validator does not implement."),
+    _r("RRA101", "newer-minor-version", W, "spec/03-versioning.md#minor-versions",
+       "rra_version names a newer minor version than this validator implements."),
+    _r("RRA102", "field-newer-than-version", E, "spec/03-versioning.md#fields-and-versions",
+       "A field is used that was added in a later version than the manifest declares."),
+    _r("RRA103", "extension-field", I, "spec/03-versioning.md#extensions",
+       "An x-* extension field is present (reported only when selected: strict profiles).",
+       enabled=False),
+    _r("RRA110", "missing-field", E, _MANIFEST, "A required field is missing."),
+    _r("RRA111", "unknown-field", E, _MANIFEST, "A field is not defined by the standard and is not an x-* extension."),
+    _r("RRA112", "wrong-type", E, _MANIFEST, "A value has the wrong type."),
+    _r("RRA113", "invalid-value", E, _MANIFEST, "A value does not match its pattern or allowed values."),
+    _r("RRA114", "out-of-range", E, _MANIFEST, "A number, string length or list length is out of its bounds."),
+    _r("RRA115", "schema-violation", E, _MANIFEST, "The document violates another constraint of the JSON Schema."),
+    # References and internal consistency.
+    _r("RRA201", "unknown-reference", E, f"{_MANIFEST}#identifiers-and-references",
+       "An id reference (launcher, output, claim, data, change) names nothing declared."),
+    _r("RRA202", "duplicate-id", E, f"{_MANIFEST}#identifiers-and-references",
+       "Two entries of the same list share an id."),
+    _r("RRA203", "dependency-cycle", E, f"{_MANIFEST}#launchers", "Launchers depend on each other in a cycle."),
+    _r("RRA204", "undefined-placeholder", E, f"{_MANIFEST}#launchers",
+       "A {placeholder} in argv, cwd or an output path is neither 'seed' nor a declared parameter."),
+    _r("RRA205", "extract-format-mismatch", W, f"{_MANIFEST}#claims",
+       "A claim's extraction method does not fit the format of the output it reads."),
+    _r("RRA206", "extract-method-count", E, f"{_MANIFEST}#claims",
+       "A claim's extract gives no method or more than one (json_pointer, csv, regex)."),
+    _r("RRA207", "code-source-missing", E, f"{_MANIFEST}#code",
+       "code has neither an upstream commit nor a shipped tree, or patches without an upstream."),
+    _r("RRA208", "csv-row-selector", E, f"{_MANIFEST}#claims",
+       "A CSV extraction gives neither or both of row_index and where."),
+    _r("RRA209", "paper-location-empty", E, f"{_MANIFEST}#claims",
+       "A claim's paper_location names no table, figure, section or page."),
+    _r("RRA210", "invalid-regex", E, f"{_MANIFEST}#claims",
+       "A regex extraction does not compile or lacks the capturing group it names."),
+    _r("RRA211", "parameter-default-invalid", E, f"{_MANIFEST}#launchers",
+       "A parameter's default or choices do not match its type, or the default is not a choice."),
+    # Files and paths.
+    _r("RRA301", "path-escapes-root", E, f"{_MANIFEST}#paths",
+       "A path is absolute or uses '..' to leave the artifact root."),
+    _r("RRA302", "symlink-escapes-root", E, f"{_MANIFEST}#paths",
+       "A path resolves through a symlink to a place outside the artifact root."),
+    _r("RRA303", "missing-file", E, f"{_MANIFEST}#paths", "A file the manifest refers to does not exist."),
+    _r("RRA304", "digest-mismatch", E, f"{_MANIFEST}#digests",
+       "A file's SHA-256 differs from the digest the manifest records."),
+    _r("RRA305", "size-mismatch", E, f"{_MANIFEST}#digests",
+       "A file's size differs from the size the manifest records."),
+    _r("RRA306", "not-a-regular-file", E, f"{_MANIFEST}#paths",
+       "A path that must name a regular file names a directory, device or FIFO."),
+    # Pinning.
+    _r("RRA401", "commit-not-pinned", E, f"{_MANIFEST}#code",
+       "The upstream commit is not a full 40-hex commit id."),
+    _r("RRA402", "image-not-pinned", W, f"{_MANIFEST}#environment",
+       "The container image is referenced by tag rather than by @sha256 digest."),
+    _r("RRA403", "gpu-requirements-missing", E, f"{_MANIFEST}#environment",
+       "Launchers request GPUs that the hardware block does not declare, or CUDA minimums are missing."),
+    _r("RRA404", "lock-missing", W, f"{_MANIFEST}#environment",
+       "The environment has no lock file, so packages are not pinned with hashes."),
+    # Launchers, claims and observations.
+    _r("RRA501", "missing-seeds", E, f"{_MANIFEST}#launchers", "A stochastic launcher declares no seeds."),
+    _r("RRA502", "too-few-observations", E, "spec/04-levels.md#reference-observations",
+       "A claim has fewer than 3 reference observations."),
+    _r("RRA503", "few-observations", I, "spec/04-levels.md#reference-observations",
+       "A claim has 3 or 4 reference observations; 5 are recommended."),
+    _r("RRA504", "non-finite-value", E, "spec/04-levels.md#reference-observations",
+       "A reported or observed value is infinite or not a number."),
+    _r("RRA505", "duplicate-observation-seed", W, "spec/04-levels.md#reference-observations",
+       "Two reference observations of a claim share a seed, so they are not independent."),
+    _r("RRA506", "reported-outside-interval", W, "spec/04-levels.md#acceptance-interval",
+       "The paper's reported value lies outside the reference interval and no discrepancy explains it."),
+    _r("RRA507", "stability-mismatch", E, "spec/04-levels.md#stable-and-variable-claims",
+       "A claim's declared stability class differs from the class its observations give."),
+    _r("RRA508", "unexplained-method-change", E, f"{_MANIFEST}#changes",
+       "A change that alters (or may alter) the method names no affected claims."),
+    _r("RRA509", "observation-seed-undeclared", W, "spec/04-levels.md#reference-observations",
+       "A reference observation's seed is not among its launcher's seeds."),
+    _r("RRA510", "timeout-below-runtime", E, f"{_MANIFEST}#launchers",
+       "A launcher's timeout is shorter than its expected runtime."),
+    _r("RRA511", "duplicate-seed", W, f"{_MANIFEST}#launchers", "A launcher lists the same seed twice."),
+    # Levels and evidence.
+    _r("RRA601", "level-not-met", E, "spec/04-levels.md#levels",
+       "The manifest claims a level that what is present does not support."),
+    _r("RRA602", "run-record-unreadable", W, "spec/04-levels.md#run-records",
+       "A file in the run-record directory is not a readable run record."),
+]
+
+#: Every rule by code, in code order.
+RULES: dict[str, Rule] = {r.code: r for r in _ALL}
+
+
+def rule(code: str) -> Rule:
+    """Return the rule with ``code``; raise KeyError naming the code otherwise."""
+    try:
+        return RULES[code]
+    except KeyError:
+        raise KeyError(f"unknown rule code {code!r}") from None

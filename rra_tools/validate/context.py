@@ -1,0 +1,84 @@
+"""What a semantic rule sees: the raw document, the artifact root, and helpers that tolerate
+schema errors so rules still run (and report) on a document the schema layer rejected."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .diagnostics import Severity
+
+
+__all__ = ["Context", "Finding", "Pointer", "strings"]
+
+Pointer = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a rule reports; the engine adds severity, location and docs link."""
+
+    code: str
+    message: str
+    pointer: Pointer = ()
+    hint: str | None = None
+    #: Point at the key rather than the value (e.g. an unknown field).
+    at_key: bool = False
+    #: Overrides the rule's default severity for this finding (before user configuration).
+    severity: Severity | None = None
+
+
+@dataclass
+class Context:
+    """A manifest under validation."""
+
+    data: Mapping[str, Any]
+    #: Artifact root directory; None when the manifest came from stdin or bytes.
+    root: Path | None
+    #: Shared by rules that compute the same thing (levels, resolved paths, digests).
+    memo: dict[str, Any] = field(default_factory=dict)
+
+    def section(self, key: str) -> Mapping[str, Any]:
+        """A top-level mapping, or an empty one when absent or mistyped."""
+        value = self.data.get(key)
+        return value if isinstance(value, Mapping) else {}
+
+    def items(self, key: str, within: Mapping[str, Any] | None = None) -> Iterator[tuple[int, Mapping[str, Any]]]:
+        """(index, entry) for each mapping entry of the list at ``key``; other entries are skipped."""
+        value = (self.data if within is None else within).get(key)
+        if isinstance(value, list):
+            for index, entry in enumerate(value):
+                if isinstance(entry, Mapping):
+                    yield index, entry
+
+    def ids(self, key: str) -> dict[str, int]:
+        """Declared ids of the top-level list ``key``, mapped to their first index."""
+        out: dict[str, int] = {}
+        for index, entry in self.items(key):
+            ident = entry.get("id")
+            if isinstance(ident, str) and ident not in out:
+                out[ident] = index
+        return out
+
+    def launcher_outputs(self) -> dict[str, dict[str, str]]:
+        """For each launcher id, its outputs' ids mapped to their declared format."""
+        out: dict[str, dict[str, str]] = {}
+        for _, launcher in self.items("launchers"):
+            ident = launcher.get("id")
+            if isinstance(ident, str):
+                table = out.setdefault(ident, {})
+                for _, output in self.items("outputs", launcher):
+                    oid = output.get("id")
+                    if isinstance(oid, str):
+                        table.setdefault(oid, str(output.get("format", "")))
+        return out
+
+
+def strings(value: Any) -> Iterator[tuple[int, str]]:
+    """(index, item) for the string items of a list value; nothing for anything else."""
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, str):
+                yield index, item

@@ -1,0 +1,74 @@
+"""Run both layers over one parsed manifest and turn findings into located diagnostics."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from ..io.errors import Problem
+from ..io.source import SourceDocument
+from .catalog import RULES
+from .config import Config
+from .context import Context, Finding
+from .diagnostics import Diagnostic, pointer_text
+from .result import ValidationResult
+from .schema_layer import check_schema, check_version
+
+__all__ = ["diagnostic_from_problem", "run_layers"]
+
+
+def run_layers(doc: SourceDocument, root: Path | None, config: Config, result: ValidationResult) -> None:
+    """Validate ``doc`` (found at ``result.manifest``) and append every diagnostic to ``result``."""
+    file = result.manifest
+    for problem in doc.problems:
+        if config.enabled(RULES[problem.code]):
+            _add(result, diagnostic_from_problem(problem, file, config))
+    data = doc.data
+    findings: list[Finding] = []
+    proceed = True
+    if isinstance(data, Mapping):
+        version_findings, proceed = check_version(data)
+        findings.extend(version_findings)
+    if proceed:
+        findings.extend(check_schema(data))
+    if proceed and isinstance(data, Mapping):
+        ctx = Context(data=data, root=root)
+        findings.extend(_semantic(ctx, config))
+        from .rules.levels import levels_met
+
+        claimed = data.get("levels")
+        result.levels_claimed = [c for c in claimed if isinstance(c, str)] if isinstance(claimed, list) else []
+        result.levels_met = levels_met(ctx)
+    for finding in findings:
+        rule = RULES[finding.code]
+        if not config.enabled(rule):
+            continue
+        position = doc.position(finding.pointer)
+        line = column = None
+        if position is not None:
+            line, column = position.line, position.column
+            if finding.at_key and position.key_line is not None:
+                line, column = position.key_line, position.key_column
+        severity = config.severity.get(rule.code, finding.severity if finding.severity is not None else rule.severity)
+        _add(result, Diagnostic(rule.code, rule.name, severity, finding.message, pointer_text(finding.pointer),
+                                file, line, column, finding.hint, rule.url))
+    result.diagnostics.sort(key=Diagnostic.sort_key)
+
+
+def _semantic(ctx: Context, config: Config) -> Iterable[Finding]:
+    from .rules import load_all
+
+    for chk in load_all():
+        if any(config.enabled(RULES[code]) for code in chk.codes):
+            yield from chk.run(ctx)
+
+
+def diagnostic_from_problem(problem: Problem, file: str | None, config: Config) -> Diagnostic:
+    """A diagnostic for a problem met while reading the input."""
+    rule = RULES[problem.code]
+    return Diagnostic(rule.code, rule.name, config.severity_of(rule), problem.message, problem.pointer, file,
+                      problem.line, problem.column, problem.hint, rule.url)
+
+
+def _add(result: ValidationResult, diagnostic: Diagnostic) -> None:
+    result.diagnostics.append(diagnostic)

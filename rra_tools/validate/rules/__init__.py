@@ -1,0 +1,38 @@
+"""Semantic rules, one module per area; each check declares the codes it may report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from ..context import Context, Finding
+
+__all__ = ["CHECKS", "Check", "check", "load_all"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """A function that inspects a manifest and yields findings of the listed codes."""
+
+    codes: tuple[str, ...]
+    run: Callable[[Context], Iterable[Finding]]
+
+
+CHECKS: list[Check] = []
+
+
+def check(*codes: str) -> Callable[[Callable[[Context], Iterable[Finding]]], Callable[[Context], Iterable[Finding]]]:
+    """Register a check that may report ``codes``; skipped when none of them is enabled."""
+
+    def register(fn: Callable[[Context], Iterable[Finding]]) -> Callable[[Context], Iterable[Finding]]:
+        CHECKS.append(Check(codes, fn))
+        return fn
+
+    return register
+
+
+def load_all() -> list[Check]:
+    """Import every rule module (registering its checks) and return the registry."""
+    from . import experiments, files, levels, pinning, references  # noqa: F401
+
+    return CHECKS

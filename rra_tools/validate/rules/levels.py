@@ -1,0 +1,2 @@
+"""levels"""
+def levels_met(ctx): return []

@@ -1,0 +1,1 @@
+"""Cross-references, ids, dependency cycles, placeholders and the shape of claims."""
