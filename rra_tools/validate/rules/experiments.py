@@ -1,1 +1,146 @@
-"""experiments"""
+"""Seeds, runtimes, reference observations, intervals, and change records."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ...intervals import Interval, acceptance_interval
+from ..context import Context, Finding, Pointer
+from . import check
+
+__all__ = ["claim_interval", "observation_values"]
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def observation_values(claim: Mapping[str, Any]) -> list[tuple[int, float, int | None]]:
+    """(index, value, seed) of each observation with a numeric value."""
+    reference = claim.get("reference")
+    if not isinstance(reference, Mapping) or not isinstance(reference.get("observations"), list):
+        return []
+    out = []
+    for index, obs in enumerate(reference["observations"]):
+        if isinstance(obs, Mapping):
+            value = _num(obs.get("value"))
+            if value is not None:
+                out.append((index, value, _int(obs.get("seed"))))
+    return out
+
+
+def claim_interval(claim: Mapping[str, Any]) -> Interval | None:
+    """The claim's acceptance interval, when it has ≥ 2 finite observations and a precision."""
+    reported = claim.get("reported")
+    precision = _int(reported.get("precision")) if isinstance(reported, Mapping) else None
+    values = [v for _, v, _ in observation_values(claim)]
+    if precision is None or precision < 0 or len(values) < 2 or not all(math.isfinite(v) for v in values):
+        return None
+    return acceptance_interval(values, min(precision, 15))
+
+
+@check("RRA501", "RRA510", "RRA511")
+def launcher_sanity(ctx: Context) -> Iterator[Finding]:
+    """Stochastic launchers declare seeds, without repeats; the timeout covers the expected runtime."""
+    for i, launcher in ctx.items("launchers"):
+        seeds = launcher.get("seeds")
+        stochastic = launcher.get("stochastic", True)
+        if stochastic is True and (seeds is None or seeds == []):
+            yield Finding("RRA501", f"launcher {launcher.get('id')!r} is stochastic but declares no seeds",
+                          ("launchers", i), "list the seeds a reproduction runs (seeds: [0, 1, 2, 3, 4]), "
+                          "or set stochastic: false")
+        if isinstance(seeds, list):
+            seen: set[int] = set()
+            for j, seed in enumerate(seeds):
+                if isinstance(seed, int) and not isinstance(seed, bool):
+                    if seed in seen:
+                        yield Finding("RRA511", f"seed {seed} is listed twice", ("launchers", i, "seeds", j))
+                    seen.add(seed)
+        resources = launcher.get("resources")
+        if isinstance(resources, Mapping):
+            timeout, expected = _num(resources.get("timeout_s")), _num(resources.get("expected_runtime_s"))
+            if timeout is not None and expected is not None and expected > timeout:
+                yield Finding("RRA510", f"timeout_s {timeout:g} is shorter than expected_runtime_s {expected:g}",
+                              ("launchers", i, "resources", "timeout_s"),
+                              "allow headroom: a timeout of about twice the expected runtime")
+
+
+@check("RRA502", "RRA503", "RRA504", "RRA505", "RRA506", "RRA507", "RRA509")
+def observations(ctx: Context) -> Iterator[Finding]:
+    """Reference observations are enough, finite, independent, and consistent with the claim."""
+    seeds_of: dict[str, set[int]] = {}
+    for _, launcher in ctx.items("launchers"):
+        if isinstance(launcher.get("id"), str) and isinstance(launcher.get("seeds"), list):
+            seeds_of[launcher["id"]] = {s for s in launcher["seeds"] if _int(s) is not None}
+    explained = {ref for _, d in ctx.items("discrepancies") for ref in (d.get("claims") or [])
+                 if isinstance(ref, str)}
+    for i, claim in ctx.items("claims"):
+        base: Pointer = ("claims", i)
+        reference = claim.get("reference")
+        raw = reference.get("observations") if isinstance(reference, Mapping) else None
+        if not isinstance(raw, list):
+            continue
+        n = len(raw)
+        if n < 3:
+            yield Finding("RRA502", f"claim {claim.get('id')!r} has {n} reference observation(s); at least 3 "
+                          "are required", (*base, "reference", "observations"),
+                          "run the launcher with more seeds and record each value")
+        elif n < 5:
+            yield Finding("RRA503", f"claim {claim.get('id')!r} has {n} reference observations; 5 are recommended",
+                          (*base, "reference", "observations"))
+        reported = claim.get("reported")
+        reported_value = _num(reported.get("value")) if isinstance(reported, Mapping) else None
+        if reported_value is not None and not math.isfinite(reported_value):
+            yield Finding("RRA504", f"reported value {reported_value!r} is not finite", (*base, "reported", "value"))
+        values = observation_values(claim)
+        seen: dict[int, int] = {}
+        launcher_seeds = seeds_of.get(claim.get("launcher"))  # type: ignore[arg-type]
+        for j, value, seed in values:
+            pointer = (*base, "reference", "observations", j)
+            if not math.isfinite(value):
+                yield Finding("RRA504", f"observed value {value!r} is not finite", (*pointer, "value"))
+            if seed is None:
+                continue
+            if seed in seen:
+                yield Finding("RRA505", f"observations {seen[seed]} and {j} share seed {seed}; they are not "
+                              "independent", (*pointer, "seed"), "record observations from distinct seeds")
+            else:
+                seen[seed] = j
+            if launcher_seeds and seed not in launcher_seeds:
+                yield Finding("RRA509", f"observation seed {seed} is not among the launcher's seeds "
+                              f"{sorted(launcher_seeds)}", (*pointer, "seed"))
+        interval = claim_interval(claim)
+        if interval is None:
+            continue
+        if reported_value is not None and math.isfinite(reported_value) and not interval.contains(reported_value) \
+                and claim.get("id") not in explained:
+            yield Finding("RRA506", f"reported value {reported_value:g} lies outside the reference interval "
+                          f"[{interval.low:.6g}, {interval.high:.6g}]", (*base, "reported", "value"),
+                          "record a discrepancy that lists this claim, or check the observations")
+        declared = reference.get("stability") if isinstance(reference, Mapping) else None
+        computed = "stable" if interval.stable else "variable"
+        if isinstance(declared, str) and declared in ("stable", "variable") and declared != computed:
+            yield Finding("RRA507", f"claim {claim.get('id')!r} is declared {declared!r} but its observations make "
+                          f"it {computed!r} (spread {interval.spread:.3g}, precision floor {interval.floor:g})",
+                          (*base, "reference", "stability"), f"write stability: {computed}, or omit it")
+
+
+@check("RRA508")
+def method_changes(ctx: Context) -> Iterator[Finding]:
+    """A change that may alter the method says which claims it affects."""
+    for i, change in ctx.items("changes"):
+        alters = change.get("alters_method")
+        if alters not in ("yes", "unknown"):
+            continue
+        affects = change.get("affects")
+        claims = affects.get("claims") if isinstance(affects, Mapping) else None
+        if not claims:
+            yield Finding("RRA508", f"change {change.get('id')!r} has alters_method: {alters} but names no "
+                          "affected claims", ("changes", i, "alters_method"),
+                          "list the claims it may move under affects.claims")

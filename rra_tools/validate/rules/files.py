@@ -1,1 +1,129 @@
-"""files"""
+"""Paths stay inside the artifact root; referenced files exist and match their digests and sizes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...io.digest import hash_files
+from ...io.paths import PathIssue, lexical_issue, resolve_inside
+from ..context import Context, Finding, Pointer, strings
+from . import check
+
+__all__ = ["PathRef", "files", "path_refs"]
+
+
+@dataclass(frozen=True)
+class PathRef:
+    """One path the manifest mentions and what must hold of it."""
+
+    pointer: Pointer
+    path: str
+    #: 'file' or 'dir' when it must exist as such; None when it is only checked for escaping.
+    must_exist: str | None
+    sha256: str | None = None
+    size: int | None = None
+
+
+def path_refs(ctx: Context) -> list[PathRef]:
+    """Every path in the manifest, in document order."""
+    refs: list[PathRef] = []
+
+    def add(pointer: Pointer, value: Any, must_exist: str | None, sha256: Any = None, size: Any = None) -> None:
+        if isinstance(value, str) and value:
+            refs.append(PathRef(pointer, value, must_exist, sha256 if isinstance(sha256, str) else None,
+                                size if isinstance(size, int) and not isinstance(size, bool) else None))
+
+    paper, code, env = ctx.section("paper"), ctx.section("code"), ctx.section("environment")
+    add(("paper", "citation_file"), paper.get("citation_file"), "file")
+    tree = code.get("tree")
+    if isinstance(tree, Mapping):
+        add(("code", "tree", "path"), tree.get("path"), "dir")
+    for i, patch in ctx.items("patches", code):
+        add(("code", "patches", i, "path"), patch.get("path"), "file", patch.get("sha256"))
+    lock = env.get("lock")
+    if isinstance(lock, Mapping):
+        add(("environment", "lock", "path"), lock.get("path"), "file", lock.get("sha256"))
+    for i, source in ctx.items("data"):
+        shipped = source.get("shipped") is True
+        for j, item in ctx.items("files", source):
+            add(("data", i, "files", j, "path"), item.get("path"), "file" if shipped else None,
+                item.get("sha256") if shipped else None, item.get("size") if shipped else None)
+    for i, launcher in ctx.items("launchers"):
+        cwd = launcher.get("cwd")
+        # A templated cwd is only known at run time.
+        add(("launchers", i, "cwd"), cwd, "dir" if isinstance(cwd, str) and "{" not in cwd else None)
+        for j, output in ctx.items("outputs", launcher):
+            add(("launchers", i, "outputs", j, "path"), output.get("path"), None)
+    for i, claim in ctx.items("claims"):
+        reference = claim.get("reference")
+        if isinstance(reference, Mapping):
+            for j, obs in ctx.items("observations", reference):
+                add(("claims", i, "reference", "observations", j, "run_record"), obs.get("run_record"), "file")
+    for i, change in ctx.items("changes"):
+        for j, item in strings(change.get("files")):
+            add(("changes", i, "files", j), item, None)
+        add(("changes", i, "patch"), change.get("patch"), None)
+    guide = ctx.data.get("guide")
+    if isinstance(guide, Mapping):
+        add(("guide", "path"), guide.get("path"), "file")
+    evidence = ctx.data.get("evidence")
+    if isinstance(evidence, Mapping):
+        add(("evidence", "run_records"), evidence.get("run_records"), None)
+    return refs
+
+
+@check("RRA301", "RRA302", "RRA303", "RRA304", "RRA305", "RRA306")
+def files(ctx: Context) -> list[Finding]:
+    """Paths stay inside the root; files exist, are regular, and match digest and size."""
+    # Memoised: the level computation needs the same answers.
+    if "file_findings" not in ctx.memo:
+        ctx.memo["file_findings"] = list(_file_findings(ctx))
+    found: list[Finding] = ctx.memo["file_findings"]
+    return found
+
+
+def _file_findings(ctx: Context) -> Iterator[Finding]:
+    to_hash: list[tuple[PathRef, Path]] = []
+    for ref in path_refs(ctx):
+        issue = lexical_issue(ref.path)
+        if issue is not None:
+            how = "is absolute" if issue is PathIssue.ABSOLUTE else "uses '..'"
+            yield Finding("RRA301", f"path {ref.path!r} {how} and leaves the artifact root", ref.pointer,
+                          "write the path relative to the artifact root, without '..'")
+            continue
+        if ctx.root is None:
+            continue  # bytes without a directory: nothing on disk to check
+        resolved = resolve_inside(ctx.root, ref.path, kind=ref.must_exist or "any")
+        if resolved.issue is PathIssue.SYMLINK_ESCAPE:
+            yield Finding("RRA302", f"path {ref.path!r} resolves outside the artifact root (to {resolved.detail!r})",
+                          ref.pointer, "replace the symlink by the file itself")
+        elif ref.must_exist is None:
+            continue
+        elif resolved.issue is PathIssue.MISSING:
+            detail = f" ({resolved.detail})" if resolved.detail else ""
+            yield Finding("RRA303", f"{'directory' if ref.must_exist == 'dir' else 'file'} {ref.path!r} "
+                          f"does not exist{detail}", ref.pointer, "add it to the artifact or fix the path")
+        elif resolved.issue in (PathIssue.NOT_REGULAR, PathIssue.NOT_DIRECTORY):
+            expected = "a directory" if ref.must_exist == "dir" else "a regular file"
+            yield Finding("RRA306", f"{ref.path!r} is {resolved.detail}, not {expected}", ref.pointer)
+        elif resolved.path is not None and ref.must_exist == "file":
+            if ref.size is not None:
+                actual = resolved.path.stat().st_size
+                if actual != ref.size:
+                    yield Finding("RRA305", f"file {ref.path!r} has {actual} bytes, the manifest says {ref.size}",
+                                  ref.pointer[:-1] + ("size",), "update size (and sha256) or restore the file")
+                    continue
+            if ref.sha256 is not None:
+                to_hash.append((ref, resolved.path))
+    digests = hash_files(p for _, p in to_hash)
+    ctx.memo["digests"] = digests
+    for ref, path in to_hash:
+        actual = digests[path]
+        if isinstance(actual, OSError):
+            yield Finding("RRA303", f"file {ref.path!r} cannot be read: {actual.strerror or actual}", ref.pointer)
+        elif actual != ref.sha256:
+            yield Finding("RRA304", f"sha256 of {ref.path!r} is {actual}, the manifest says {ref.sha256}",
+                          ref.pointer[:-1] + ("sha256",), f"if the file is right, record sha256: {actual}")

@@ -1,2 +1,163 @@
-"""levels"""
-def levels_met(ctx): return []
+"""Which levels (available, functional, reproduced) the artifact actually meets."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ...intervals import aggregate
+from ...io.limits import MAX_MANIFEST_BYTES
+from ...io.paths import resolve_inside
+from ..context import Context, Finding
+from . import check
+from .experiments import claim_interval
+from .files import files
+from .pinning import commit_findings, image_findings
+from .references import code_source
+
+__all__ = ["LEVELS", "level_reasons", "levels_met", "run_records"]
+
+LEVELS = ("available", "functional", "reproduced")
+#: Run-record files read at most; an artifact with more is summarised, not exhausted.
+MAX_RUN_RECORDS = 10_000
+
+
+def run_records(ctx: Context) -> tuple[list[Mapping[str, Any]], list[Finding]]:
+    """Run records found in the evidence directory, and RRA602 findings for unreadable ones."""
+    if "run_records" in ctx.memo:
+        memo: tuple[list[Mapping[str, Any]], list[Finding]] = ctx.memo["run_records"]
+        return memo
+    records: list[Mapping[str, Any]] = []
+    problems: list[Finding] = []
+    evidence = ctx.data.get("evidence")
+    rel = evidence.get("run_records", "runs") if isinstance(evidence, Mapping) else "runs"
+    if ctx.root is not None and isinstance(rel, str):
+        resolved = resolve_inside(ctx.root, rel, kind="dir")
+        if resolved.path is not None:
+            for count, path in enumerate(sorted(resolved.path.rglob("*.json"))):
+                if count >= MAX_RUN_RECORDS:
+                    break
+                record = _read_record(ctx.root, path)
+                if isinstance(record, str):
+                    problems.append(Finding("RRA602", record, ("evidence", "run_records")))
+                else:
+                    records.append(record)
+    ctx.memo["run_records"] = (records, problems)
+    return records, problems
+
+
+def _read_record(root: Path, path: Path) -> Mapping[str, Any] | str:
+    shown = str(path.relative_to(root.resolve())) if path.is_relative_to(root.resolve()) else str(path)
+    if path.is_symlink() or not path.is_file():
+        return f"run record {shown!r} is not a regular file"
+    if path.stat().st_size > MAX_MANIFEST_BYTES:
+        return f"run record {shown!r} is larger than {MAX_MANIFEST_BYTES} bytes"
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        return f"run record {shown!r} is not valid JSON: {exc}"
+    if not isinstance(data, Mapping) or not isinstance(data.get("launcher"), str):
+        return f"run record {shown!r} is not an object with a 'launcher'"
+    return data
+
+
+def _successful(record: Mapping[str, Any]) -> bool:
+    return record.get("exit_status") == 0 and record.get("status", "completed") == "completed"
+
+
+def level_reasons(ctx: Context) -> dict[str, list[str]]:
+    """For each level, why it is not met (an empty list means it is met)."""
+    if "level_reasons" in ctx.memo:
+        memo: dict[str, list[str]] = ctx.memo["level_reasons"]
+        return memo
+    available: list[str] = []
+    if ctx.root is None:
+        available.append("there is no artifact directory to check files in")
+    if list(code_source(ctx)) or commit_findings(ctx):
+        available.append("the code is not pinned to a full upstream commit or shipped tree")
+    if ctx.section("environment").get("lock") is None:
+        available.append("the environment has no lock file")
+    file_problems = files(ctx)
+    if file_problems:
+        codes = sorted({f.code for f in file_problems})
+        available.append(f"{len(file_problems)} referenced file(s) are missing, escape the root or do not match "
+                         f"their digest ({', '.join(codes)})")
+    if image_findings(ctx):
+        available.append("the container image is not pinned by digest")
+    for _, source in ctx.items("data"):
+        if source.get("shipped") is True:
+            continue
+        if source.get("access") == "restricted":
+            available.append(f"data source {source.get('id')!r} is restricted and not shipped")
+        elif not source.get("url") and not source.get("doi"):
+            available.append(f"data source {source.get('id')!r} is neither shipped nor given a url or doi")
+    functional = list(available and ["the 'available' level is not met"])
+    records, _ = run_records(ctx)
+    good: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        if _successful(record):
+            good.setdefault(record["launcher"], []).append(record)
+    for _, launcher in ctx.items("launchers"):
+        ident = launcher.get("id")
+        if isinstance(ident, str) and ident not in good:
+            functional.append(f"launcher {ident!r} has no successful run record")
+    reproduced = list(functional and ["the 'functional' level is not met"])
+    claims = list(ctx.items("claims"))
+    if not claims:
+        reproduced.append("there are no claims to reproduce")
+    for _, claim in claims:
+        reproduced.extend(_claim_reason(claim, good))
+    reasons = {"available": available, "functional": functional, "reproduced": reproduced}
+    ctx.memo["level_reasons"] = reasons
+    return reasons
+
+
+def _claim_reason(claim: Mapping[str, Any], good: Mapping[str, list[Mapping[str, Any]]]) -> Iterator[str]:
+    ident, launcher = claim.get("id"), claim.get("launcher")
+    values = []
+    for record in good.get(launcher, []) if isinstance(launcher, str) else []:
+        metrics = record.get("metrics")
+        value = metrics.get(ident) if isinstance(metrics, Mapping) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            values.append(float(value))
+    interval = claim_interval(claim)
+    if not values:
+        yield f"claim {ident!r} has no obtained value in the run records"
+        return
+    if interval is None:
+        yield f"claim {ident!r} has no acceptance interval (too few valid observations)"
+        return
+    how = claim.get("aggregate", "mean")
+    try:
+        obtained = aggregate(values, how if isinstance(how, str) else "mean")
+    except ValueError as exc:
+        yield f"claim {ident!r}: {exc}"
+        return
+    if not interval.contains(obtained):
+        yield (f"claim {ident!r}: obtained {obtained:.6g} lies outside [{interval.low:.6g}, {interval.high:.6g}]")
+
+
+def levels_met(ctx: Context) -> list[str]:
+    """The levels the artifact meets, lowest first."""
+    reasons = level_reasons(ctx)
+    return [level for level in LEVELS if not reasons[level]]
+
+
+@check("RRA601", "RRA602")
+def claimed_levels(ctx: Context) -> Iterator[Finding]:
+    """Every claimed level is met; run records are readable."""
+    _, problems = run_records(ctx)
+    yield from problems
+    claimed = ctx.data.get("levels")
+    if not isinstance(claimed, list):
+        return
+    reasons = level_reasons(ctx)
+    for i, level in enumerate(claimed):
+        if isinstance(level, str) and reasons.get(level):
+            why = reasons[level]
+            more = f" (and {len(why) - 3} more)" if len(why) > 3 else ""
+            yield Finding("RRA601", f"level {level!r} is claimed but not met: " + "; ".join(why[:3]) + more,
+                          ("levels", i), "remove the level or supply what it needs")

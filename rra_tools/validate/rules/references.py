@@ -1,1 +1,270 @@
-"""Cross-references, ids, dependency cycles, placeholders and the shape of claims."""
+"""Ids and cross-references, dependency cycles, placeholders and the shape of claims."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ..context import Context, Finding, Pointer, strings
+from . import check
+
+__all__: list[str] = []
+
+_LISTS = ("data", "launchers", "claims", "changes", "discrepancies")
+# {name} placeholders; {{ and }} are literal braces.
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+
+
+def _ref(kind: str, value: str, known: Mapping[str, Any], pointer: Pointer) -> Finding:
+    names = sorted(known)
+    listed = ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
+    import difflib
+
+    close = difflib.get_close_matches(value, names, n=1)
+    hint = f"did you mean {close[0]!r}?" if close else (
+        f"declared {kind} ids: {listed}" if names else f"no {kind} is declared")
+    return Finding("RRA201", f"{kind} {value!r} is not declared", pointer, hint)
+
+
+@check("RRA201")
+def unknown_references(ctx: Context) -> Iterator[Finding]:
+    """Every id reference names a declared entry."""
+    launchers, data = ctx.ids("launchers"), ctx.ids("data")
+    claims, changes = ctx.ids("claims"), ctx.ids("changes")
+    outputs = ctx.launcher_outputs()
+    for i, launcher in ctx.items("launchers"):
+        for j, dep in strings(launcher.get("depends_on")):
+            if dep not in launchers:
+                yield _ref("launcher", dep, launchers, ("launchers", i, "depends_on", j))
+        for j, source in strings(launcher.get("data")):
+            if source not in data:
+                yield _ref("data source", source, data, ("launchers", i, "data", j))
+    for i, claim in ctx.items("claims"):
+        launcher_id = claim.get("launcher")
+        if isinstance(launcher_id, str) and launcher_id not in launchers:
+            yield _ref("launcher", launcher_id, launchers, ("claims", i, "launcher"))
+        extract = claim.get("extract")
+        if isinstance(extract, Mapping) and isinstance(extract.get("output"), str) and \
+                isinstance(launcher_id, str) and launcher_id in launchers:
+            own = outputs.get(launcher_id, {})
+            if extract["output"] not in own:
+                yield _ref(f"output of launcher {launcher_id!r},", extract["output"], own,
+                           ("claims", i, "extract", "output"))
+    patch_paths = {p.get("path") for _, p in ctx.items("patches", ctx.section("code"))}
+    for i, patch in ctx.items("patches", ctx.section("code")):
+        change = patch.get("change")
+        if isinstance(change, str) and change not in changes:
+            yield _ref("change", change, changes, ("code", "patches", i, "change"))
+    for i, change in ctx.items("changes"):
+        affects = change.get("affects")
+        if isinstance(affects, Mapping):
+            for j, ref in strings(affects.get("launchers")):
+                if ref not in launchers:
+                    yield _ref("launcher", ref, launchers, ("changes", i, "affects", "launchers", j))
+            for j, ref in strings(affects.get("claims")):
+                if ref not in claims:
+                    yield _ref("claim", ref, claims, ("changes", i, "affects", "claims", j))
+        patch = change.get("patch")
+        if isinstance(patch, str) and patch not in patch_paths:
+            yield Finding("RRA201", f"patch {patch!r} is not in code.patches", ("changes", i, "patch"),
+                          "list the patch file under code.patches, in the order it applies")
+    for i, discrepancy in ctx.items("discrepancies"):
+        for j, ref in strings(discrepancy.get("claims")):
+            if ref not in claims:
+                yield _ref("claim", ref, claims, ("discrepancies", i, "claims", j))
+
+
+@check("RRA202")
+def duplicate_ids(ctx: Context) -> Iterator[Finding]:
+    """Ids are unique within their list (outputs: within their launcher)."""
+
+    def scan(entries: Iterator[tuple[int, Mapping[str, Any]]], prefix: Pointer, what: str) -> Iterator[Finding]:
+        seen: dict[str, int] = {}
+        for index, entry in entries:
+            ident = entry.get("id")
+            if not isinstance(ident, str):
+                continue
+            if ident in seen:
+                yield Finding("RRA202", f"{what} id {ident!r} is used twice (first at index {seen[ident]})",
+                              (*prefix, index, "id"), "give every entry its own id")
+            else:
+                seen[ident] = index
+
+    for key in _LISTS:
+        yield from scan(ctx.items(key), (key,), key.rstrip("s") if key != "data" else "data source")
+    for i, launcher in ctx.items("launchers"):
+        yield from scan(ctx.items("outputs", launcher), ("launchers", i, "outputs"), "output")
+
+
+@check("RRA203")
+def dependency_cycles(ctx: Context) -> Iterator[Finding]:
+    """depends_on forms no cycle."""
+    graph: dict[str, list[str]] = {}
+    where: dict[str, int] = {}
+    for i, launcher in ctx.items("launchers"):
+        ident = launcher.get("id")
+        if isinstance(ident, str) and ident not in graph:
+            graph[ident] = [d for _, d in strings(launcher.get("depends_on"))]
+            where[ident] = i
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = finished
+    reported: set[frozenset[str]] = set()
+    for start in graph:
+        if state.get(start):
+            continue
+        # Iterative depth-first search so a long chain cannot exhaust the stack.
+        path: list[str] = [start]
+        iters = [iter(graph[start])]
+        state[start] = 1
+        while iters:
+            nxt = next(iters[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                iters.pop()
+                continue
+            if nxt not in graph:
+                continue
+            if state.get(nxt) == 1:
+                cycle = path[path.index(nxt):] + [nxt]
+                key = frozenset(cycle)
+                if key not in reported:
+                    reported.add(key)
+                    yield Finding("RRA203", "launchers depend on each other in a cycle: " + " -> ".join(cycle),
+                                  ("launchers", where[nxt], "depends_on"), "remove one of the dependencies")
+            elif not state.get(nxt):
+                state[nxt] = 1
+                path.append(nxt)
+                iters.append(iter(graph[nxt]))
+
+
+def placeholders(text: str) -> Iterator[str]:
+    """Names of the ``{name}`` placeholders in ``text``."""
+    for match in _PLACEHOLDER.finditer(text):
+        if match.group(1) is not None:
+            yield match.group(1)
+
+
+@check("RRA204")
+def undefined_placeholders(ctx: Context) -> Iterator[Finding]:
+    """Placeholders name 'seed' (when seeds are declared) or a parameter of the launcher."""
+    for i, launcher in ctx.items("launchers"):
+        params = launcher.get("parameters")
+        known = set(params) if isinstance(params, Mapping) else set()
+        seeds = launcher.get("seeds")
+        if isinstance(seeds, list) and seeds:
+            known.add("seed")
+        places: list[tuple[Pointer, str]] = [(("launchers", i, "argv", j), a) for j, a in strings(launcher.get("argv"))]
+        if isinstance(launcher.get("cwd"), str):
+            places.append((("launchers", i, "cwd"), launcher["cwd"]))
+        for j, output in ctx.items("outputs", launcher):
+            if isinstance(output.get("path"), str):
+                places.append((("launchers", i, "outputs", j, "path"), output["path"]))
+        for pointer, text in places:
+            for name in placeholders(text):
+                if name not in known:
+                    if name == "seed":
+                        hint = "declare seeds for the launcher, or remove {seed}"
+                    else:
+                        hint = f"declare parameter {name!r} under parameters, or write '{{{{' for a literal brace"
+                    yield Finding("RRA204", f"placeholder {{{name}}} is not defined", pointer, hint)
+
+
+_FITS = {"json_pointer": {"json"}, "csv": {"csv"}, "regex": {"log", "text"}}
+
+
+@check("RRA205", "RRA206", "RRA208", "RRA209", "RRA210")
+def claim_shape(ctx: Context) -> Iterator[Finding]:
+    """Each claim's extraction has exactly one fitting method, and its paper location says where."""
+    outputs = ctx.launcher_outputs()
+    for i, claim in ctx.items("claims"):
+        location = claim.get("paper_location")
+        if isinstance(location, Mapping) and not any(
+                location.get(k) not in (None, "") for k in ("table", "figure", "section", "page")):
+            yield Finding("RRA209", "paper_location names no table, figure, section or page",
+                          ("claims", i, "paper_location"), "say where the number is printed, e.g. table: '2'")
+        extract = claim.get("extract")
+        if not isinstance(extract, Mapping):
+            continue
+        methods = [m for m in ("json_pointer", "csv", "regex") if extract.get(m) is not None]
+        base: Pointer = ("claims", i, "extract")
+        if len(methods) != 1:
+            given = ", ".join(methods) if methods else "none"
+            yield Finding("RRA206", f"extract must give exactly one of json_pointer, csv, regex; given: {given}",
+                          base, "keep the one method that reads the output")
+        launcher_id, output_id = claim.get("launcher"), extract.get("output")
+        fmt = outputs.get(launcher_id, {}).get(output_id) if isinstance(launcher_id, str) and \
+            isinstance(output_id, str) else None
+        if fmt and len(methods) == 1 and fmt not in _FITS[methods[0]]:
+            yield Finding("RRA205", f"{methods[0]} cannot read output {output_id!r}, whose format is {fmt!r}",
+                          (*base, methods[0]), f"{methods[0]} reads {' or '.join(sorted(_FITS[methods[0]]))} outputs")
+        csv = extract.get("csv")
+        if isinstance(csv, Mapping) and (csv.get("row_index") is None) == (csv.get("where") is None):
+            yield Finding("RRA208", "csv extraction must give exactly one of row_index and where",
+                          (*base, "csv"), "row_index: -1 takes the last row; where: {split: test} matches a row")
+        regex = extract.get("regex")
+        if isinstance(regex, Mapping) and isinstance(regex.get("pattern"), str):
+            yield from _regex(regex, (*base, "regex"))
+
+
+def _regex(regex: Mapping[str, Any], pointer: Pointer) -> Iterator[Finding]:
+    try:
+        compiled = re.compile(regex["pattern"])
+    except re.error as exc:
+        yield Finding("RRA210", f"regex {regex['pattern']!r} does not compile: {exc}", (*pointer, "pattern"))
+        return
+    group = regex.get("group", 1)
+    if isinstance(group, int) and not isinstance(group, bool) and group > compiled.groups:
+        yield Finding("RRA210", f"regex {regex['pattern']!r} has {compiled.groups} group(s), "
+                      f"but group {group} is used", (*pointer, "pattern"),
+                      "put parentheses around the number, e.g. 'acc=([0-9.]+)'")
+
+
+@check("RRA207")
+def code_source(ctx: Context) -> Iterator[Finding]:
+    """code names an upstream commit or a shipped tree; patches apply to an upstream."""
+    if "code" not in ctx.data or not isinstance(ctx.data.get("code"), Mapping):
+        return
+    code = ctx.section("code")
+    if code.get("upstream") is None and code.get("tree") is None:
+        yield Finding("RRA207", "code has neither upstream nor tree", ("code",),
+                      "give upstream: {url, commit} or tree: {path}")
+    elif code.get("upstream") is None and code.get("patches"):
+        yield Finding("RRA207", "code has patches but no upstream to apply them to", ("code", "patches"),
+                      "add upstream: {url, commit}, or fold the patches into the shipped tree")
+
+
+def _type_ok(kind: str, value: Any) -> bool:
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "float":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind in ("str", "path"):
+        return isinstance(value, str)
+    if kind == "bool":
+        return isinstance(value, bool)
+    return True
+
+
+@check("RRA211")
+def parameter_defaults(ctx: Context) -> Iterator[Finding]:
+    """Parameter defaults and choices match the parameter's type; the default is a choice."""
+    for i, launcher in ctx.items("launchers"):
+        params = launcher.get("parameters")
+        if not isinstance(params, Mapping):
+            continue
+        for name, spec in params.items():
+            if not isinstance(spec, Mapping) or not isinstance(spec.get("type"), str):
+                continue
+            kind, base = spec["type"], ("launchers", i, "parameters", name)
+            if "default" in spec and not _type_ok(kind, spec["default"]):
+                yield Finding("RRA211", f"default {spec['default']!r} of parameter {name!r} is not of type {kind!r}",
+                              (*base, "default"))
+            choices = spec.get("choices")
+            if isinstance(choices, list):
+                for j, choice in enumerate(choices):
+                    if not _type_ok(kind, choice):
+                        yield Finding("RRA211", f"choice {choice!r} of parameter {name!r} is not of type {kind!r}",
+                                      (*base, "choices", j))
+                if "default" in spec and spec["default"] not in choices:
+                    yield Finding("RRA211", f"default {spec['default']!r} of parameter {name!r} is not one of "
+                                  f"its choices", (*base, "default"), "add it to choices or change the default")
