@@ -208,11 +208,15 @@ class _YamlBuilder:
         return SourceDocument(text=self.text, data=data, problems=self.problems, _positions=self.positions)
 
     def _events(self) -> Any:
+        loader: Any
         try:
-            from ruamel.yaml.cyaml import CSafeLoader as Loader
+            from ruamel.yaml.cyaml import CSafeLoader
+
+            loader = CSafeLoader(self.text)
         except ImportError:  # pragma: no cover - the C extension is a dependency on CPython
-            from ruamel.yaml import SafeLoader as Loader
-        loader = Loader(self.text)
+            from ruamel.yaml.loader import SafeLoader
+
+            loader = SafeLoader(self.text)
         try:
             while True:
                 event = loader.get_event()

@@ -181,7 +181,7 @@ def _type_words(expected: Any) -> str:
     names = expected if isinstance(expected, list) else [expected]
     words = {"object": "a mapping", "array": "a list", "string": "a string", "integer": "an integer",
              "number": "a number", "boolean": "true or false", "null": "nothing"}
-    return " or ".join(words.get(n, n) for n in names)
+    return " or ".join(words.get(str(n), str(n)) for n in names)
 
 
 def _short(value: Any) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..context import Context, Finding
 
@@ -21,10 +22,13 @@ class Check:
 CHECKS: list[Check] = []
 
 
-def check(*codes: str) -> Callable[[Callable[[Context], Iterable[Finding]]], Callable[[Context], Iterable[Finding]]]:
+_F = TypeVar("_F", bound=Callable[[Context], Iterable[Finding]])
+
+
+def check(*codes: str) -> Callable[[_F], _F]:
     """Register a check that may report ``codes``; skipped when none of them is enabled."""
 
-    def register(fn: Callable[[Context], Iterable[Finding]]) -> Callable[[Context], Iterable[Finding]]:
+    def register(fn: _F) -> _F:
         CHECKS.append(Check(codes, fn))
         return fn
 

@@ -63,8 +63,8 @@ def path_refs(ctx: Context) -> list[PathRef]:
             for j, obs in ctx.items("observations", reference):
                 add(("claims", i, "reference", "observations", j, "run_record"), obs.get("run_record"), "file")
     for i, change in ctx.items("changes"):
-        for j, item in strings(change.get("files")):
-            add(("changes", i, "files", j), item, None)
+        for j, name in strings(change.get("files")):
+            add(("changes", i, "files", j), name, None)
         add(("changes", i, "patch"), change.get("patch"), None)
     guide = ctx.data.get("guide")
     if isinstance(guide, Mapping):
@@ -121,9 +121,9 @@ def _file_findings(ctx: Context) -> Iterator[Finding]:
     digests = hash_files(p for _, p in to_hash)
     ctx.memo["digests"] = digests
     for ref, path in to_hash:
-        actual = digests[path]
-        if isinstance(actual, OSError):
-            yield Finding("RRA303", f"file {ref.path!r} cannot be read: {actual.strerror or actual}", ref.pointer)
-        elif actual != ref.sha256:
-            yield Finding("RRA304", f"sha256 of {ref.path!r} is {actual}, the manifest says {ref.sha256}",
-                          ref.pointer[:-1] + ("sha256",), f"if the file is right, record sha256: {actual}")
+        digest = digests[path]
+        if isinstance(digest, OSError):
+            yield Finding("RRA303", f"file {ref.path!r} cannot be read: {digest.strerror or digest}", ref.pointer)
+        elif digest != ref.sha256:
+            yield Finding("RRA304", f"sha256 of {ref.path!r} is {digest}, the manifest says {ref.sha256}",
+                          ref.pointer[:-1] + ("sha256",), f"if the file is right, record sha256: {digest}")

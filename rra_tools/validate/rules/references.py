@@ -65,9 +65,9 @@ def unknown_references(ctx: Context) -> Iterator[Finding]:
             for j, ref in strings(affects.get("claims")):
                 if ref not in claims:
                     yield _ref("claim", ref, claims, ("changes", i, "affects", "claims", j))
-        patch = change.get("patch")
-        if isinstance(patch, str) and patch not in patch_paths:
-            yield Finding("RRA201", f"patch {patch!r} is not in code.patches", ("changes", i, "patch"),
+        patch_ref = change.get("patch")
+        if isinstance(patch_ref, str) and patch_ref not in patch_paths:
+            yield Finding("RRA201", f"patch {patch_ref!r} is not in code.patches", ("changes", i, "patch"),
                           "list the patch file under code.patches, in the order it applies")
     for i, discrepancy in ctx.items("discrepancies"):
         for j, ref in strings(discrepancy.get("claims")):
