@@ -27,7 +27,7 @@ def test_positions_of_values_and_keys() -> None:
     doc = parse_document("launchers:\n  - id: train\n    argv: [python, t.py]\n")
     assert doc.position(("launchers", 0, "argv", 1)) == Position(3, 20)
     pos = doc.position(("launchers", 0, "id"))
-    assert pos is not None and (pos.key_line, pos.key_column, pos.line, pos.column) == (2, 7, 2, 11)
+    assert pos is not None and (pos.key_line, pos.key_column, pos.line, pos.column) == (2, 5, 2, 9)
     # A pointer past the document falls back to the deepest existing ancestor.
     assert doc.position(("launchers", 0, "missing", 3)) == doc.position(("launchers", 0))
 

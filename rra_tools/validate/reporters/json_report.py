@@ -8,6 +8,7 @@ schema generated from that model.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ... import SPEC_VERSION, __version__
@@ -20,7 +21,7 @@ __all__ = ["LEVELS", "render_json", "report_dict"]
 LEVELS = ("available", "functional", "reproduced")
 
 
-def _counts(count: Any) -> dict[str, int]:
+def _counts(count: Callable[[Severity], int]) -> dict[str, int]:
     return {s.label: count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)}
 
 

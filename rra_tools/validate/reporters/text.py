@@ -1,17 +1,154 @@
-"""Human-readable report: ``file:line:col: severity[CODE] message``, the source line, a caret."""
+"""Human-readable report: ``file:line:col: severity[CODE] message``, the source line, a caret.
+
+The carets span the offending token (a key, a scalar, a quoted string or a one-line flow
+collection), found by reading the quoted source line; anything else gets a single caret.
+"""
 
 from __future__ import annotations
+
+import unicodedata
 
 from ..diagnostics import Diagnostic, Severity
 from ..result import ValidationReport, ValidationResult
 
-__all__ = ["render_text"]
+__all__ = ["render_text", "summary", "token_end"]
 
 _COLORS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
+_FLOW_OPEN, _FLOW_CLOSE = "[{", "]}"
 
 
 def _paint(text: str, code: str, color: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if color else text
+
+
+def _visible(ch: str) -> str:
+    # A manifest is untrusted: escape sequences must not reach the terminal, and invisible
+    # characters (zero-width spaces, bidi overrides) are worth seeing when a value looks right.
+    if ch == "\t":
+        return ch
+    category = unicodedata.category(ch)
+    if category == "Cc":
+        code = ord(ch)
+        return chr(0x2400 + code) if code < 0x20 else "\u2421" if code == 0x7F else "\ufffd"
+    return "\ufffd" if category == "Cf" else ch
+
+
+def _clean(text: str) -> str:
+    """``text`` with control and format characters replaced by one visible character each."""
+    return text if text.isprintable() else "".join(_visible(ch) for ch in text)
+
+
+def _cells(ch: str) -> int:
+    """Terminal columns ``ch`` takes once cleaned (tabs are handled by the caller)."""
+    if unicodedata.combining(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def _flow_depth(text: str) -> int:
+    """How many flow collections are open at the end of ``text`` (quotes respected)."""
+    depth, quote, i = 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'" and (i == 0 or text[i - 1] in " \t[{,:"):
+            quote = ch
+        elif ch in _FLOW_OPEN:
+            depth += 1
+        elif ch in _FLOW_CLOSE:
+            depth = max(0, depth - 1)
+        elif ch == "#" and (i == 0 or text[i - 1] in " \t"):
+            break
+        i += 1
+    return depth
+
+
+def _quoted_end(line: str, start: int) -> int | None:
+    quote, i = line[start], start + 1
+    while i < len(line):
+        ch = line[i]
+        if quote == '"' and ch == "\\":
+            i += 2
+            continue
+        if ch == quote:
+            if quote == "'" and line[i + 1:i + 2] == "'":
+                i += 2
+                continue
+            return i + 1
+        i += 1
+    return None
+
+
+def _flow_end(line: str, start: int) -> int | None:
+    depth, i = 0, start
+    while i < len(line):
+        ch = line[i]
+        if ch in "\"'":
+            end = _quoted_end(line, i)
+            if end is None:
+                return None
+            i = end
+            continue
+        if ch in _FLOW_OPEN:
+            depth += 1
+        elif ch in _FLOW_CLOSE:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def token_end(line: str, column: int, *, flow: bool = False) -> int:
+    """End (0-based, exclusive) of the token starting at 1-based ``column`` of ``line``.
+
+    ``flow`` says the whole document is in flow style (JSON), where ``,`` ends a plain value.
+
+    >>> line = "  upstream: {url: x, commit: main}"
+    >>> line[12:token_end(line, 13)], line[29:token_end(line, 30)]
+    ('{url: x, commit: main}', 'main')
+    """
+    start = column - 1
+    if start >= len(line):
+        return start + 1
+    first = line[start]
+    end: int | None
+    if first in "\"'":
+        end = _quoted_end(line, start)
+        return end if end is not None else max(start + 1, len(line.rstrip()))
+    if first in _FLOW_OPEN:
+        end = _flow_end(line, start)
+        return end if end is not None else start + 1
+    if first in "|>#,]}" or (first in "-?:" and line[start + 1:start + 2] in ("", " ", "\t")):
+        return start + 1
+    in_flow = flow or _flow_depth(line[:start]) > 0
+    i = start
+    while i < len(line):
+        ch = line[i]
+        after = line[i + 1:i + 2]
+        if ch == ":" and (after in ("", " ", "\t") or (in_flow and after in ",[]{}")):
+            break
+        if ch == "#" and line[i - 1] in " \t":
+            break
+        if in_flow and ch in ",[]{}":
+            break
+        i += 1
+    while i > start and line[i - 1] in " \t":
+        i -= 1
+    return max(i, start + 1)
+
+
+def _caret(source: str, column: int, flow: bool) -> tuple[str, str]:
+    """The padding up to ``column`` and the carets under the token starting there."""
+    start = column - 1
+    # Tabs stay tabs so the padding lines up whatever the terminal's tab width.
+    pad = "".join("\t" if ch == "\t" else " " * _cells(ch) for ch in _clean(source[:start]))
+    token = _clean(source[start:token_end(source, column, flow=flow)])
+    return pad, "^" * max(1, sum(1 if ch == "\t" else _cells(ch) for ch in token))
 
 
 def _diagnostic(d: Diagnostic, result: ValidationResult, color: bool) -> list[str]:
@@ -21,21 +158,29 @@ def _diagnostic(d: Diagnostic, result: ValidationResult, color: bool) -> list[st
         if d.column is not None:
             where += f":{d.column}"
     label = _paint(f"{d.severity.label}[{d.code}]", "1;" + _COLORS[d.severity], color)
-    lines = [f"{_paint(where, '1', color)}: {label} {d.message}"]
+    lines = [f"{_paint(_clean(where), '1', color)}: {label} {_clean(d.message)}"]
     source = result.source_line(d.line) if d.line is not None else None
-    if source is not None:
+    if source is not None and d.line is not None:
         gutter = f"{d.line} | "
-        lines.append(_paint(gutter, "34", color) + source)
+        lines.append(_paint(gutter, "34", color) + _clean(source))
         if d.column is not None:
-            # Tabs keep their width so the caret lines up under the offending character.
-            pad = "".join("\t" if ch == "\t" else " " for ch in source[: d.column - 1])
-            lines.append(" " * len(gutter) + pad + _paint("^", _COLORS[d.severity], color))
+            flow = (result.source_text or "").lstrip()[:1] in ("{", "[")
+            pad, carets = _caret(source, d.column, flow)
+            lines.append(" " * len(gutter) + pad + _paint(carets, _COLORS[d.severity], color))
     if d.pointer:
-        lines.append(f"  = at: {d.pointer}")
+        lines.append(f"  = at: {_clean(d.pointer)}")
     if d.hint:
-        lines.append(f"  = hint: {d.hint}")
+        lines.append(f"  = hint: {_clean(d.hint)}")
     lines.append(f"  = docs: {d.url}")
     return lines
+
+
+def summary(report: ValidationReport) -> str:
+    """One line counting inputs, clean inputs and findings by severity."""
+    errors, warnings, infos = (report.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
+    clean = sum(1 for r in report.results if not r.diagnostics)
+    return (f"{len(report.results)} input(s) checked: {clean} clean; "
+            f"{errors} error(s), {warnings} warning(s), {infos} info")
 
 
 def render_text(report: ValidationReport, *, color: bool = False) -> str:
@@ -45,9 +190,6 @@ def render_text(report: ValidationReport, *, color: bool = False) -> str:
         for d in result.diagnostics:
             out.extend(_diagnostic(d, result, color))
             out.append("")
-    errors, warnings, infos = (report.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
-    clean = sum(1 for r in report.results if not r.diagnostics)
-    summary = (f"{len(report.results)} input(s) checked: {clean} clean; "
-               f"{errors} error(s), {warnings} warning(s), {infos} info")
-    out.append(_paint(summary, "1;32" if errors == 0 else "1;31", color))
+    line = summary(report)
+    out.append(_paint(line, "1;32" if report.count(Severity.ERROR) == 0 else "1;31", color))
     return "\n".join(out) + "\n"
