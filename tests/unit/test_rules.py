@@ -1,0 +1,177 @@
+"""Exact messages and locations of the important semantic rules, on a small artifact on disk."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from ruamel.yaml import YAML
+
+from rra_tools.cli.main import cli
+from rra_tools.validate import validate_bytes, validate_path
+
+LOCK = "numpy==2.0.0 --hash=sha256:" + "a" * 64 + "\n"
+OBS = [{"value": v, "seed": s, "fingerprint": {"hardware": "x86_64", "software": "cpython 3.11"}}
+       for s, v in enumerate([91.0, 91.2, 90.9, 91.1, 91.0])]
+
+
+def base() -> dict[str, Any]:
+    return {
+        "rra_version": "1.0", "id": "demo", "title": "Demo",
+        "paper": {"title": "A paper", "authors": [{"name": "Ada"}]},
+        "code": {"license": "MIT", "tree": {"path": "."}},
+        "environment": {"interpreter": {"version": "3.11"},
+                        "lock": {"path": "requirements.lock", "format": "requirements-hashes",
+                                 "sha256": hashlib.sha256(LOCK.encode()).hexdigest()}},
+        "launchers": [{"id": "train", "argv": ["python", "train.py", "--seed", "{seed}"], "seeds": [0, 1, 2, 3, 4],
+                       "resources": {"timeout_s": 60, "expected_runtime_s": 5},
+                       "outputs": [{"id": "metrics", "path": "out/{seed}.json", "format": "json"}]}],
+        "claims": [{"id": "acc", "paper_location": {"table": "1"}, "launcher": "train",
+                    "metric": {"name": "accuracy", "unit": "%", "direction": "higher"},
+                    "extract": {"output": "metrics", "json_pointer": "/accuracy"},
+                    "reported": {"value": 91.0, "precision": 1}, "reference": {"observations": OBS}}],
+        "levels": ["available"],
+    }
+
+
+def write(root: Path, manifest: dict[str, Any]) -> Path:
+    (root / "requirements.lock").write_text(LOCK)
+    with open(root / "rra.yaml", "w") as handle:
+        YAML().dump(manifest, handle)
+    return root
+
+
+def findings(root: Path) -> list[tuple[str, str, str]]:
+    return [(d.code, d.pointer, d.message) for d in validate_path(root).diagnostics]
+
+
+def test_base_is_clean_and_available(tmp_path: Path) -> None:
+    result = validate_path(write(tmp_path, base()))
+    assert result.diagnostics == [] and result.levels_met == ["available"]
+
+
+def test_unknown_reference_with_suggestion(tmp_path: Path) -> None:
+    m = base()
+    m["claims"][0]["launcher"] = "trian"
+    result = validate_path(write(tmp_path, m))
+    [d] = [d for d in result.diagnostics if d.code == "RRA201"]
+    assert (d.message, d.hint, d.pointer) == ("launcher 'trian' is not declared", "did you mean 'train'?",
+                                              "/claims/0/launcher")
+    assert d.file is not None and d.file.endswith("rra.yaml") and d.line is not None and d.column is not None
+
+
+def test_digest_mismatch_names_both_digests(tmp_path: Path) -> None:
+    write(tmp_path, base())
+    (tmp_path / "requirements.lock").write_text(LOCK + "# edited\n")
+    actual = hashlib.sha256((LOCK + "# edited\n").encode()).hexdigest()
+    expected = hashlib.sha256(LOCK.encode()).hexdigest()
+    got = findings(tmp_path)
+    assert ("RRA304", "/environment/lock/sha256",
+            f"sha256 of 'requirements.lock' is {actual}, the manifest says {expected}") in got
+    assert any(c == "RRA601" and "level 'available' is claimed but not met" in msg for c, _, msg in got)
+
+
+def test_paths_never_leave_the_root(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret")
+    root = tmp_path / "artifact"
+    root.mkdir()
+    os.symlink(outside, root / "link.txt")
+    m = base()
+    m["guide"] = {"path": "link.txt"}
+    m["paper"]["citation_file"] = "../outside.txt"
+    m["launchers"][0]["outputs"][0]["path"] = "/tmp/out.json"
+    got = {(c, p) for c, p, _ in findings(write(root, m))}
+    assert {("RRA302", "/guide/path"), ("RRA301", "/paper/citation_file"),
+            ("RRA301", "/launchers/0/outputs/0/path")} <= got
+
+
+def test_fifo_is_reported_not_opened(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "GUIDE.md")
+    m = base()
+    m["guide"] = {"path": "GUIDE.md"}
+    assert ("RRA306", "/guide/path", "'GUIDE.md' is a FIFO, not a regular file") in findings(write(tmp_path, m))
+
+
+def test_interval_rules(tmp_path: Path) -> None:
+    m = base()
+    m["claims"][0]["reported"]["value"] = 95.0
+    m["claims"][0]["reference"]["stability"] = "stable"
+    got = {c: msg for c, _, msg in findings(write(tmp_path, m))}
+    assert got["RRA506"].startswith("reported value 95 lies outside the reference interval [90.")
+    assert got["RRA507"].startswith("claim 'acc' is declared 'stable' but its observations make it 'variable'")
+    m["discrepancies"] = [{"id": "d1", "paper_says": "95", "code_does": "91", "follows": "code",
+                           "rationale": "r", "impact": "i", "claims": ["acc"]}]
+    assert "RRA506" not in {c for c, _, _ in findings(write(tmp_path, m))}
+
+
+def test_functional_and_reproduced_levels_from_run_records(tmp_path: Path) -> None:
+    m = base()
+    m["levels"] = ["available", "functional", "reproduced"]
+    write(tmp_path, m)
+    got = findings(tmp_path)
+    assert [c for c, _, _ in got] == ["RRA601", "RRA601"]
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for seed, value in enumerate([91.0, 91.1, 90.9, 91.0, 91.2]):
+        (runs / f"train-{seed}.json").write_text(json.dumps(
+            {"launcher": "train", "seed": seed, "exit_status": 0, "status": "completed", "metrics": {"acc": value}}))
+    result = validate_path(tmp_path)
+    assert result.diagnostics == [] and result.levels_met == ["available", "functional", "reproduced"]
+    (runs / "broken.json").write_text("{not json")
+    codes = [d.code for d in validate_path(tmp_path).diagnostics]
+    assert codes == ["RRA602"]
+
+
+def test_bytes_without_root_skip_file_checks_but_not_levels() -> None:
+    text = json.dumps(base())
+    result = validate_bytes(text.encode(), name="upload.json")
+    assert [(d.code, d.message) for d in result.diagnostics] == [
+        ("RRA601", "level 'available' is claimed but not met: there is no artifact directory to check files in")]
+
+
+def test_stdin_and_several_inputs(tmp_path: Path) -> None:
+    write(tmp_path, base())
+    runner = CliRunner()
+    result = runner.invoke(cli, ["validate", "-"], input=(tmp_path / "rra.yaml").read_text())
+    # From stdin, files resolve against the working directory, where there is no lock file.
+    assert result.exit_code == 1 and "RRA303" in result.output
+    result = runner.invoke(cli, ["validate", str(tmp_path), str(tmp_path / "rra.yaml")])
+    assert result.exit_code == 0, result.output
+    assert "2 input(s) checked: 2 clean; 0 error(s), 0 warning(s), 0 info" in result.output
+
+
+@pytest.mark.parametrize("version, code, status", [("2.0", "RRA100", 1), ("1.7", "RRA101", 0)])
+def test_version_rules(tmp_path: Path, version: str, code: str, status: int) -> None:
+    m = base()
+    m["rra_version"] = version
+    m["x-future"] = 1
+    m["new_field"] = {"a": 1}
+    result = CliRunner().invoke(cli, ["validate", "-f", "json", str(write(tmp_path, m))])
+    assert result.exit_code == status
+    report = json.loads(result.output)["results"][0]["diagnostics"]
+    assert report[0]["code"] == code or any(d["code"] == code for d in report)
+    if code == "RRA101":
+        # Under a newer minor version, unknown fields are warnings: they may be that version's fields.
+        assert {(d["code"], d["severity"]) for d in report} == {("RRA101", "warning"), ("RRA111", "warning")}
+    else:
+        assert [d["code"] for d in report] == ["RRA100"]
+
+
+def test_field_newer_than_declared_version() -> None:
+    # v1.0 has no later fields yet; the mechanism reads "x-rra-added" annotations from the schema.
+    from rra_tools.validate.schema_layer import _newer_fields
+
+    schema = {"$defs": {"L": {"properties": {"id": {}, "retries": {"x-rra-added": "1.2"}}}},
+              "properties": {"launchers": {"items": {"$ref": "#/$defs/L"}}}}
+    data = {"launchers": [{"id": "a"}, {"id": "b", "retries": 3}]}
+    found = list(_newer_fields(schema, schema, data, (), (1, 1)))
+    assert [(f.code, f.pointer, f.message) for f in found] == [
+        ("RRA102", ("launchers", 1, "retries"),
+         "field 'retries' was added in RRA 1.2, but the manifest declares rra_version '1.1'")]
+    assert list(_newer_fields(schema, schema, data, (), (1, 2))) == []
