@@ -1,6 +1,7 @@
 """Regenerate the committed generated files: ``python -m rra_tools._generate [--check]``.
 
-Writes the JSON Schemas into ``schemas/``. With ``--check`` nothing is written; the exit
+Writes the JSON Schemas into ``schemas/``, the rule pages into ``docs/rules/`` and the CLI
+reference into ``docs/cli.md``. With ``--check`` nothing is written; the exit
 status is 1 and the stale files are named when anything differs.
 """
 
@@ -18,7 +19,10 @@ def generated_files() -> dict[Path, str]:
     """Every generated file's path (in a source checkout) and its expected content."""
     from .model.schema import generated_schemas
 
+    from .cli.reference import cli_reference
+
     files = {ROOT / "schemas" / name: text for name, text in generated_schemas().items()}
+    files[ROOT / "docs" / "cli.md"] = cli_reference()
     try:
         from .validate.rule_docs import generated_rule_pages
     except ImportError:

@@ -1,4 +1,4 @@
-"""Documented bounds that keep reading hostile input cheap. See docs/limits.md."""
+"""Documented bounds that keep reading hostile input cheap. Specified in spec/01-overview.md#limits."""
 
 from __future__ import annotations
 
