@@ -71,7 +71,7 @@ class SourceDocument:
 
     def line_text(self, line: int) -> str | None:
         """The text of 1-based ``line``, without its line break."""
-        lines = self.text.splitlines()
+        lines = self.text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         return lines[line - 1] if 1 <= line <= len(lines) else None
 
 

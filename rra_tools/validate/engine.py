@@ -37,7 +37,8 @@ def run_layers(doc: SourceDocument, root: Path | None, config: Config, result: V
         from .rules.levels import levels_met
 
         claimed = data.get("levels")
-        result.levels_claimed = [c for c in claimed if isinstance(c, str)] if isinstance(claimed, list) else []
+        known = ("available", "functional", "reproduced")
+        result.levels_claimed = [c for c in claimed if c in known] if isinstance(claimed, list) else []
         result.levels_met = levels_met(ctx)
     for finding in findings:
         rule = RULES[finding.code]
@@ -47,12 +48,23 @@ def run_layers(doc: SourceDocument, root: Path | None, config: Config, result: V
         line = column = None
         if position is not None:
             line, column = position.line, position.column
-            if finding.at_key and position.key_line is not None:
+            # A finding about a whole block (a mapping or list) points at the key that opens it.
+            if position.key_line is not None and (finding.at_key or _is_block(data, finding.pointer)):
                 line, column = position.key_line, position.key_column
         severity = config.severity.get(rule.code, finding.severity if finding.severity is not None else rule.severity)
         _add(result, Diagnostic(rule.code, rule.name, severity, finding.message, pointer_text(finding.pointer),
                                 file, line, column, finding.hint, rule.url))
     result.diagnostics.sort(key=Diagnostic.sort_key)
+
+
+def _is_block(data: object, pointer: tuple[str | int, ...]) -> bool:
+    node = data
+    for part in pointer:
+        try:
+            node = node[part]  # type: ignore[index]
+        except (KeyError, IndexError, TypeError):
+            return False
+    return isinstance(node, (Mapping, list))
 
 
 def _semantic(ctx: Context, config: Config) -> Iterable[Finding]:

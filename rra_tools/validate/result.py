@@ -40,7 +40,8 @@ class ValidationResult:
         """Text of 1-based ``line`` of the manifest, when known."""
         if self.source_text is None:
             return None
-        lines = self.source_text.splitlines()
+        # Only YAML line breaks count; str.splitlines() would also split on \v, \f and others.
+        lines = self.source_text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         return lines[line - 1] if 1 <= line <= len(lines) else None
 
 

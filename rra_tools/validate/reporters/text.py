@@ -159,7 +159,9 @@ def _diagnostic(d: Diagnostic, result: ValidationResult, color: bool) -> list[st
             where += f":{d.column}"
     label = _paint(f"{d.severity.label}[{d.code}]", "1;" + _COLORS[d.severity], color)
     lines = [f"{_paint(_clean(where), '1', color)}: {label} {_clean(d.message)}"]
-    source = result.source_line(d.line) if d.line is not None else None
+    # The kept text is the manifest's; a finding in another file (a run record) has no quote.
+    quotable = d.line is not None and d.file in (None, result.manifest)
+    source = result.source_line(d.line) if quotable and d.line is not None else None
     if source is not None and d.line is not None:
         gutter = f"{d.line} | "
         lines.append(_paint(gutter, "34", color) + _clean(source))
