@@ -74,6 +74,32 @@ def explain(code: str) -> None:
     click.echo(text, nl=False)
 
 
+@cli.group()
+def conformance() -> None:
+    """Run the RRA conformance suite against an implementation."""
+
+
+@conformance.command("run")
+@click.option("--impl", "impl", metavar="CMD", default=None,
+              help="Implementation to test, run as 'CMD ARTIFACT_DIR' (see docs/conformance.md).  "
+              "[default: this package's validator, in process]")
+@click.option("--tags", metavar="TAGS", default=None, help="Comma-separated tags; run cases having any of them.")
+@click.option("--strict-codes", is_flag=True, help="Also require the exact set of rule codes.")
+@click.option("--junit", "junit", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write JUnit XML to this file.")
+@click.option("--suite", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Suite directory.  [default: the bundled conformance/v1.0]")
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per case for --impl.")
+@click.option("-v", "--verbose", is_flag=True, help="List passing cases too.")
+def conformance_run(impl: str | None, tags: str | None, strict_codes: bool, junit: str | None,
+                    suite: str | None, timeout: float, verbose: bool) -> None:
+    """Run every case (or those with --tags); exit 1 when any case fails."""
+    from .conformance_cmd import run_conformance
+
+    sys.exit(run_conformance(impl=impl, tags=tags, strict_codes=strict_codes, junit=junit, suite=suite,
+                             timeout=timeout, verbose=verbose))
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Run the CLI; click maps usage errors to exit code 2."""
     return cli.main(args=argv, prog_name="rra")

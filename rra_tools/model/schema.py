@@ -60,10 +60,13 @@ def render_schema(schema: dict[str, Any]) -> str:
 
 def generated_schemas() -> dict[str, str]:
     """Map each published schema's file name to its generated text."""
+    from .conformance import CaseFile
     from .manifest import Manifest
     from .report import Report
 
     out: dict[str, str] = {}
-    for model, name in ((Manifest, "manifest"), (Report, "report")):
+    models: tuple[tuple[type[BaseModel], str], ...] = (
+        (Manifest, "manifest"), (Report, "report"), (CaseFile, "conformance"))
+    for model, name in models:
         out[f"rra-{name}-{SPEC_VERSION}.schema.json"] = render_schema(schema_for(model, name))
     return out

@@ -1,0 +1,16 @@
+"""The conformance suite: load language-neutral cases, run any implementation on them, report."""
+
+from .cases import LoadedCase, load_suite, materialise, suite_path
+from .runner import Outcome, Reported, command_impl, in_process_impl, run_suite
+
+__all__ = [
+    "LoadedCase",
+    "Outcome",
+    "Reported",
+    "command_impl",
+    "in_process_impl",
+    "load_suite",
+    "materialise",
+    "run_suite",
+    "suite_path",
+]

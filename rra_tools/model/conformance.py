@@ -1,0 +1,88 @@
+"""Conformance case files: language-neutral data that pins down what "valid" means."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StringConstraints
+
+from ._base import RelPath, RRAModel
+
+__all__ = ["Case", "CaseFile", "Expectation", "PatchOp", "Verdict"]
+
+CaseId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,127}$")]
+Tag = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,63}$")]
+Code = Annotated[str, StringConstraints(pattern=r"^RRA\d{3}$")]
+
+
+class Verdict(str, Enum):
+    """Whether a conforming validator accepts the artifact."""
+
+    VALID = "valid"
+    INVALID = "invalid"
+
+
+class Expectation(RRAModel):
+    """What a conforming validator reports."""
+
+    verdict: Verdict = Field(description="'valid' (no finding of severity error) or 'invalid'. Normative.")
+    codes: list[Code] = Field(
+        default_factory=list,
+        description="The exact set of rule codes reported (errors and warnings; info excluded). "
+        "Checked only under --strict-codes.",
+    )
+
+
+class PatchOp(RRAModel):
+    """One RFC 6902 JSON Patch operation applied to the base manifest."""
+
+    op: Literal["add", "remove", "replace"] = Field(description="'add', 'remove' or 'replace'.")
+    path: Annotated[str, StringConstraints(pattern=r"^(/([^~/]|~[01])*)*$")] = Field(
+        description="RFC 6901 JSON pointer into the manifest."
+    )
+    value: Any = Field(default=None, description="New value for 'add' and 'replace'.")
+
+
+class Case(RRAModel):
+    """One conformance case: an artifact and the verdict a conforming validator gives it."""
+
+    id: CaseId = Field(description="Unique id, lower-case, no spaces.")
+    description: Annotated[str, StringConstraints(min_length=1)] = Field(
+        description="Present-tense statement, e.g. 'a launcher without argv is invalid'."
+    )
+    sections: list[Annotated[str, StringConstraints(pattern=r"^spec/[0-9a-z-]+\.md(#[a-z0-9-]+)?$")]] = Field(
+        min_length=1, description="Spec sections the case exercises, e.g. 'spec/02-manifest.md#launchers'."
+    )
+    tags: list[Tag] = Field(
+        min_length=1,
+        description="'required' for core behaviour, one tag per optional feature, and 'schema' when the "
+        "JSON Schema alone decides the verdict.",
+    )
+    base: Annotated[str, StringConstraints(pattern=r"^[a-z0-9-]+$")] | None = Field(
+        default=None, description="Base artifact under bases/<name>/ the case starts from."
+    )
+    patch: list[PatchOp] = Field(default_factory=list, description="JSON Patch applied to the base manifest.")
+    manifest: dict[str, Any] | None = Field(default=None, description="A complete manifest (instead of base).")
+    manifest_text: str | None = Field(
+        default=None, description="The manifest file's exact text, for cases about reading files."
+    )
+    manifest_bytes_hex: Annotated[str, StringConstraints(pattern=r"^([0-9a-f]{2})*$")] | None = Field(
+        default=None, description="The manifest file's exact bytes in hex, for encoding cases."
+    )
+    manifest_name: Annotated[str, StringConstraints(pattern=r"^rra\.(yaml|yml|json)$")] = Field(
+        default="rra.yaml", description="File name of the manifest."
+    )
+    files: dict[RelPath, str] = Field(default_factory=dict, description="Text files written into the artifact.")
+    symlinks: dict[RelPath, str] = Field(
+        default_factory=dict, description="Symbolic links created in the artifact: path -> target."
+    )
+    no_manifest: bool = Field(default=False, description="Write no manifest file at all.")
+    expect: Expectation
+
+
+class CaseFile(RRAModel):
+    """A file of conformance cases."""
+
+    description: Annotated[str, StringConstraints(min_length=1)] = Field(description="What the file covers.")
+    cases: list[Case] = Field(min_length=1)

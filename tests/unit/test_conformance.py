@@ -1,0 +1,105 @@
+"""The conformance suite: our validator passes every case; every rule has an invalid case;
+a third-party JSON Schema validator agrees on every case tagged 'schema'; JUnit output parses."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from rra_tools.cli.main import cli
+from rra_tools.conformance import in_process_impl, load_suite, materialise, run_suite, suite_path
+from rra_tools.conformance.cases import CaseError
+from rra_tools.conformance.report import render_junit
+from rra_tools.validate.catalog import RULES
+
+SUITE = suite_path()
+CASES = load_suite(SUITE)
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = ROOT / "schemas" / "rra-manifest-1.0.schema.json"
+
+
+def test_suite_files_validate_against_their_schema() -> None:
+    from jsonschema import Draft202012Validator
+
+    from rra_tools.io.source import parse_document
+
+    validator = Draft202012Validator(json.loads((ROOT / "schemas" / "rra-conformance-1.0.schema.json").read_text()))
+    for path in sorted((SUITE / "cases").glob("*.yaml")):
+        errors = list(validator.iter_errors(parse_document(path.read_text()).data))
+        assert not errors, f"{path.name}: {errors[0].message}"
+
+
+@pytest.mark.parametrize("loaded", CASES, ids=[c.case.id for c in CASES])
+def test_our_validator_passes_case_with_strict_codes(loaded, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    [outcome] = run_suite(SUITE, [loaded], in_process_impl, strict_codes=True)
+    assert outcome.passed, outcome.message
+
+
+def test_every_rule_has_an_invalid_case() -> None:
+    covered = {code for c in CASES if c.case.expect.verdict == "invalid" or c.case.expect.codes
+               for code in c.case.expect.codes}
+    missing = sorted(set(RULES) - covered)
+    assert not missing, f"rules without a conformance case: {missing}"
+
+
+def test_every_manifest_section_has_a_valid_case() -> None:
+    sections = {"paper", "code", "environment", "data", "launchers", "claims", "changes", "discrepancies",
+                "guide", "review", "evidence", "levels"}
+    covered = {s.split("#")[1] for c in CASES if c.case.expect.verdict == "valid" for s in c.case.sections if "#" in s}
+    assert not sections - covered, f"sections without a valid case: {sorted(sections - covered)}"
+
+
+SCHEMA_CASES = [c for c in CASES if "schema" in c.case.tags]
+
+
+@pytest.mark.skipif(shutil.which("check-jsonschema") is None and not (Path(sys.executable).parent /
+                    "check-jsonschema").exists(), reason="check-jsonschema is a test dependency: pip install -e '.[test]'")
+@pytest.mark.parametrize("loaded", SCHEMA_CASES, ids=[c.case.id for c in SCHEMA_CASES])
+def test_third_party_schema_validator_agrees(loaded, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    dest = materialise(SUITE, loaded, tmp_path / "artifact")
+    manifest = dest / loaded.case.manifest_name
+    tool = shutil.which("check-jsonschema") or str(Path(sys.executable).parent / "check-jsonschema")
+    proc = subprocess.run([tool, "--schemafile", str(SCHEMA), str(manifest)], capture_output=True, text=True)
+    theirs = "valid" if proc.returncode == 0 else "invalid"
+    assert theirs == loaded.case.expect.verdict, proc.stdout + proc.stderr
+
+
+def test_cli_prints_table_and_writes_junit(tmp_path: Path) -> None:
+    junit = tmp_path / "junit.xml"
+    result = CliRunner().invoke(cli, ["conformance", "run", "--strict-codes", "--junit", str(junit)])
+    assert result.exit_code == 0, result.output
+    last = result.output.strip().splitlines()[-1].split()
+    assert last[0] == "all" and last[-1] == "100.0%" and last[1] == last[2] == str(len(CASES))
+    tree = ET.parse(junit)
+    assert int(tree.getroot().get("tests", "0")) == len(CASES)
+    assert tree.getroot().get("failures") == "0"
+
+
+def test_external_implementation_protocol_and_failures(tmp_path: Path) -> None:
+    # Our own CLI, run as an external command, passes; an implementation that accepts everything fails.
+    good = CliRunner().invoke(cli, ["conformance", "run", "--tags", "schema", "--impl",
+                                    f"{sys.executable} -m rra_tools validate --format json"])
+    assert good.exit_code == 0, good.output
+    liar = tmp_path / "liar.py"
+    liar.write_text('import json; print(json.dumps({"verdict": "valid", "codes": []}))\n')
+    bad = CliRunner().invoke(cli, ["conformance", "run", "--impl", f"{sys.executable} {liar}"])
+    assert bad.exit_code == 1
+    assert "FAIL launcher-without-argv" in bad.output and "verdict 'valid', expected 'invalid'" in bad.output
+    junit = render_junit(run_suite(SUITE, CASES[:2], lambda p: in_process_impl(p)))
+    assert ET.fromstring(junit.split("\n", 1)[1]).tag == "testsuites"
+
+
+def test_broken_case_files_are_reported(tmp_path: Path) -> None:
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "x.yaml").write_text("description: d\ncases:\n  - id: Bad Id\n")
+    with pytest.raises(CaseError, match="x.yaml"):
+        load_suite(tmp_path)
+    result = CliRunner().invoke(cli, ["conformance", "run", "--suite", str(tmp_path)])
+    assert result.exit_code == 2 and "error: cases/x.yaml" in result.output
