@@ -74,6 +74,24 @@ def explain(code: str) -> None:
     click.echo(text, nl=False)
 
 
+@cli.command()
+@click.argument("directory", default=".", type=click.Path(file_okay=False))
+@click.option("--id", "artifact_id", default=None, help="Artifact id.  [default: from the directory name]")
+@click.option("--title", default=None, help="Artifact title.  [default: the directory name]")
+def init(directory: str, artifact_id: str | None, title: str | None) -> None:
+    """Write a starting rra.yaml (with a $schema line for editors); never overwrites one."""
+    from pathlib import Path
+
+    from ..build.init import AlreadyExists, scaffold
+
+    try:
+        path = scaffold(Path(directory), artifact_id=artifact_id, title=title)
+    except AlreadyExists as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    click.echo(f"wrote {path}; fill in the TODOs, then run: rra validate {directory}")
+
+
 @cli.group()
 def conformance() -> None:
     """Run the RRA conformance suite against an implementation."""
@@ -81,7 +99,7 @@ def conformance() -> None:
 
 @conformance.command("run")
 @click.option("--impl", "impl", metavar="CMD", default=None,
-              help="Implementation to test, run as 'CMD ARTIFACT_DIR' (see docs/conformance.md).  "
+              help="Implementation to test, run as 'CMD ARTIFACT_DIR' (protocol: conformance/v1.0/README.md).  "
               "[default: this package's validator, in process]")
 @click.option("--tags", metavar="TAGS", default=None, help="Comma-separated tags; run cases having any of them.")
 @click.option("--strict-codes", is_flag=True, help="Also require the exact set of rule codes.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -15,8 +16,8 @@ __all__ = ["CHUNK_SIZE", "hash_files", "sha256_file"]
 CHUNK_SIZE = 1024 * 1024
 
 
-def sha256_file(path: Path) -> str:
-    """Hex SHA-256 of the file at ``path``."""
+def sha256_file(path: Path, deadline: float | None = None) -> str:
+    """Hex SHA-256 of the file at ``path``; TimeoutError once ``time.monotonic()`` passes ``deadline``."""
     digest = hashlib.sha256()
     buffer = bytearray(CHUNK_SIZE)
     view = memoryview(buffer)
@@ -27,19 +28,23 @@ def sha256_file(path: Path) -> str:
             n = handle.readinto(buffer)
             if not n:
                 break
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError(f"time budget exhausted while hashing {path}")
             digest.update(view[:n])
     return digest.hexdigest()
 
 
-def _one(path: Path) -> str | OSError:
-    try:
-        return sha256_file(path)
-    except OSError as exc:
-        return exc
+def hash_files(paths: Iterable[Path], workers: int | None = None,
+                deadline: float | None = None) -> dict[Path, str | OSError]:
+    """Hash every path, in parallel; each value is the hex digest or the error that stopped it
+    (TimeoutError for files not finished before ``deadline``, a ``time.monotonic()`` value)."""
 
+    def _one(path: Path) -> str | OSError:
+        try:
+            return sha256_file(path, deadline)
+        except OSError as exc:
+            return exc
 
-def hash_files(paths: Iterable[Path], workers: int | None = None) -> dict[Path, str | OSError]:
-    """Hash every path, in parallel; each value is the hex digest or the error that stopped it."""
     unique = list(dict.fromkeys(paths))
     if not unique:
         return {}

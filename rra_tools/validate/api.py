@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -40,9 +41,15 @@ def validate_bytes(
     root: Path | None = None,
     config: Config | None = None,
     max_bytes: int = MAX_MANIFEST_BYTES,
+    time_budget_s: float | None = None,
 ) -> ValidationResult:
-    """Validate manifest bytes; file rules resolve paths under ``root`` (skipped when None)."""
+    """Validate manifest bytes; file rules resolve paths under ``root`` (skipped when None).
+
+    ``max_bytes`` caps the manifest size; ``time_budget_s`` caps the wall time of the checks
+    (when it runs out the result carries RRA008 and is not valid).
+    """
     config = config or Config()
+    deadline = None if time_budget_s is None else time.monotonic() + time_budget_s
     result = ValidationResult(input=name, manifest=name)
     if len(raw) > max_bytes:
         result.diagnostics.append(diagnostic_from_problem(Problem(
@@ -56,13 +63,14 @@ def validate_bytes(
     except LoadError as exc:
         result.diagnostics.append(diagnostic_from_problem(exc.problem, name, config))
         return result
-    run_layers(doc, root, config, result)
+    run_layers(doc, root, config, result, deadline)
     return result
 
 
-def validate_path(path: str | Path, *, config: Config | None = None,
-                  max_bytes: int = MAX_MANIFEST_BYTES) -> ValidationResult:
-    """Validate an artifact directory (holding rra.yaml) or a manifest file."""
+def validate_path(path: str | Path, *, config: Config | None = None, max_bytes: int = MAX_MANIFEST_BYTES,
+                  time_budget_s: float | None = None) -> ValidationResult:
+    """Validate an artifact directory (holding rra.yaml) or a manifest file; budgets as for
+    :func:`validate_bytes`."""
     config = config or Config()
     given = str(path)
     target = Path(path)
@@ -76,11 +84,12 @@ def validate_path(path: str | Path, *, config: Config | None = None,
         if manifest is None:
             return _unreadable(given, config, f"directory {given!r} has no {' or '.join(MANIFEST_NAMES)}",
                                "run 'rra validate' on the artifact directory or on its manifest file")
-        return validate_path_file(manifest, given, config, max_bytes)
-    return validate_path_file(target, given, config, max_bytes)
+        return validate_path_file(manifest, given, config, max_bytes, time_budget_s)
+    return validate_path_file(target, given, config, max_bytes, time_budget_s)
 
 
-def validate_path_file(manifest: Path, given: str, config: Config, max_bytes: int) -> ValidationResult:
+def validate_path_file(manifest: Path, given: str, config: Config, max_bytes: int,
+                       time_budget_s: float | None = None) -> ValidationResult:
     """Validate the manifest file ``manifest`` (reported as input ``given``)."""
     shown = os.path.normpath(str(manifest))
     try:
@@ -102,7 +111,8 @@ def validate_path_file(manifest: Path, given: str, config: Config, max_bytes: in
             raw = handle.read(max_bytes + 1)
     except OSError as exc:
         return _unreadable(given, config, f"cannot read {shown!r}: {exc.strerror or exc}")
-    result = validate_bytes(raw, name=shown, root=manifest.parent, config=config, max_bytes=max_bytes)
+    result = validate_bytes(raw, name=shown, root=manifest.parent, config=config, max_bytes=max_bytes,
+                            time_budget_s=time_budget_s)
     result.input = given
     return result
 

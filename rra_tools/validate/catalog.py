@@ -56,6 +56,8 @@ _ALL = [
        "The file is larger than the size cap or its aliases expand beyond the value cap."),
     _r("RRA007", "nesting-too-deep", E, "spec/01-overview.md#limits",
        "Mappings and sequences nest deeper than the nesting cap."),
+    _r("RRA008", "budget-exceeded", E, "spec/01-overview.md#limits",
+       "Validation stopped because the caller's time budget ran out; the verdict is incomplete."),
     # Version and schema.
     _r("RRA100", "unsupported-major-version", E, "spec/03-versioning.md#major-versions",
        "rra_version names a major version this validator does not implement."),

@@ -39,6 +39,14 @@ class Context:
     root: Path | None
     #: Shared by rules that compute the same thing (levels, resolved paths, digests).
     memo: dict[str, Any] = field(default_factory=dict)
+    #: ``time.monotonic()`` value after which validation stops (registries' time budget).
+    deadline: float | None = None
+
+    def expired(self) -> bool:
+        """True once the time budget is spent."""
+        import time
+
+        return self.deadline is not None and time.monotonic() > self.deadline
 
     def section(self, key: str) -> Mapping[str, Any]:
         """A top-level mapping, or an empty one when absent or mistyped."""

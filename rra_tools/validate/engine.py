@@ -17,8 +17,13 @@ from .schema_layer import check_schema, check_version
 __all__ = ["diagnostic_from_problem", "run_layers"]
 
 
-def run_layers(doc: SourceDocument, root: Path | None, config: Config, result: ValidationResult) -> None:
-    """Validate ``doc`` (found at ``result.manifest``) and append every diagnostic to ``result``."""
+def run_layers(doc: SourceDocument, root: Path | None, config: Config, result: ValidationResult,
+               deadline: float | None = None) -> None:
+    """Validate ``doc`` (found at ``result.manifest``) and append every diagnostic to ``result``.
+
+    With a ``deadline`` (a ``time.monotonic()`` value) validation stops when it passes and the
+    result says so (RRA008): an unfinished check is never reported as clean.
+    """
     file = result.manifest
     for problem in doc.problems:
         if config.enabled(RULES[problem.code]):
@@ -32,14 +37,18 @@ def run_layers(doc: SourceDocument, root: Path | None, config: Config, result: V
     if proceed:
         findings.extend(check_schema(data))
     if proceed and isinstance(data, Mapping):
-        ctx = Context(data=data, root=root)
+        ctx = Context(data=data, root=root, deadline=deadline)
         findings.extend(_semantic(ctx, config))
+        if ctx.expired():
+            findings.append(Finding("RRA008", "validation stopped: the time budget was exhausted before every "
+                                    "check ran", (), "raise the budget or validate the artifact offline"))
         from .rules.levels import levels_met
 
         claimed = data.get("levels")
         known = ("available", "functional", "reproduced")
         result.levels_claimed = [c for c in claimed if c in known] if isinstance(claimed, list) else []
-        result.levels_met = levels_met(ctx)
+        # Levels judged on unfinished checks would be a guess.
+        result.levels_met = [] if ctx.expired() else levels_met(ctx)
     for finding in findings:
         rule = RULES[finding.code]
         if not config.enabled(rule):
@@ -71,6 +80,8 @@ def _semantic(ctx: Context, config: Config) -> Iterable[Finding]:
     from .rules import load_all
 
     for chk in load_all():
+        if ctx.expired():
+            return
         if any(config.enabled(RULES[code]) for code in chk.codes):
             yield from chk.run(ctx)
 

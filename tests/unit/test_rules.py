@@ -175,3 +175,17 @@ def test_field_newer_than_declared_version() -> None:
         ("RRA102", ("launchers", 1, "retries"),
          "field 'retries' was added in RRA 1.2, but the manifest declares rra_version '1.1'")]
     assert list(_newer_fields(schema, schema, data, (), (1, 2))) == []
+
+
+def test_time_budget_stops_validation_and_never_reports_clean(tmp_path: Path) -> None:
+    m = base()
+    big = tmp_path / "data.bin"
+    big.write_bytes(os.urandom(1024 * 1024) * 64)
+    digest = hashlib.sha256(big.read_bytes()).hexdigest()
+    m["data"] = [{"id": "d", "license": "CC0-1.0", "access": "public", "shipped": True,
+                  "files": [{"path": "data.bin", "sha256": digest}]}]
+    write(tmp_path, m)
+    assert validate_path(tmp_path).valid
+    result = validate_path(tmp_path, time_budget_s=0.0)
+    assert not result.valid and result.levels_met == []
+    assert [d.code for d in result.diagnostics] == ["RRA008"]

@@ -118,10 +118,12 @@ def _file_findings(ctx: Context) -> Iterator[Finding]:
                     continue
             if ref.sha256 is not None:
                 to_hash.append((ref, resolved.path))
-    digests = hash_files(p for _, p in to_hash)
+    digests = hash_files((p for _, p in to_hash), deadline=ctx.deadline)
     ctx.memo["digests"] = digests
     for ref, path in to_hash:
         digest = digests[path]
+        if isinstance(digest, TimeoutError):
+            continue  # the engine reports the exhausted budget once
         if isinstance(digest, OSError):
             yield Finding("RRA303", f"file {ref.path!r} cannot be read: {digest.strerror or digest}", ref.pointer)
         elif digest != ref.sha256:

@@ -1,0 +1,1 @@
+"""Authoring helpers: scaffolding a new artifact (later: change records, guide, review)."""
