@@ -253,6 +253,7 @@ class _YamlBuilder:
                     if len(stack) >= MAX_DEPTH:
                         raise LoadError(Problem("RRA007", f"nesting is deeper than {MAX_DEPTH} levels", *pos,
                                                 "the standard's documents nest fewer than 10 levels"))
+                    self._check_collection_tag(event, pos, kind is ev.MappingStartEvent)
                     container: Any = {} if kind is ev.MappingStartEvent else []
                     self.positions[id(container)] = {}
                     stack.append([container, "map" if kind is ev.MappingStartEvent else "seq",
@@ -278,6 +279,16 @@ class _YamlBuilder:
             raise LoadError(Problem("RRA003", "manifest is empty", 1, 1,
                                     "start from 'rra init' or an example in examples/"))
         return root
+
+    def _check_collection_tag(self, event: Any, pos: tuple[int, int], mapping: bool) -> None:
+        tag = event.tag
+        if tag is None or tag == "!":
+            return
+        expected = _CORE + ("map" if mapping else "seq")
+        if tag == expected or tag == "!!" + expected[len(_CORE):]:
+            return
+        raise LoadError(Problem("RRA002", f"unsupported YAML tag {tag!r} on a {'mapping' if mapping else 'sequence'}",
+                                *pos, "the standard uses plain YAML: remove the tag"))
 
     def _take_key(self, frame: list[Any], event: Any, pos: tuple[int, int]) -> None:
         from ruamel.yaml import events as ev

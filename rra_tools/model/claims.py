@@ -123,7 +123,7 @@ class Observation(RRAModel):
     """One independent run's value of the claim's metric."""
 
     value: float = Field(description="Obtained value, after extraction and scaling.")
-    seed: int = Field(ge=0, description="Seed of the run.")
+    seed: int = Field(ge=0, le=2**63 - 1, description="Seed of the run.")
     fingerprint: Fingerprint
     run_record: RelPath | None = Field(default=None, description="Run record of the run, if kept.")
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from ._base import RelPath, RRAModel, Sha256
+from ._base import Id, RelPath, RRAModel, Sha256
 
 __all__ = ["Code", "Patch", "ShippedTree", "Upstream"]
 
@@ -27,7 +27,7 @@ class Patch(RRAModel):
 
     path: RelPath = Field(description="Path of the patch file (unified diff) inside the artifact.")
     sha256: Sha256 = Field(description="SHA-256 of the patch file.")
-    change: str | None = Field(default=None, description="Id of the change record this patch implements.")
+    change: Id | None = Field(default=None, description="Id of the change record this patch implements.")
 
 
 class ShippedTree(RRAModel):

@@ -96,3 +96,14 @@ def test_decode_rejects_binary_and_bad_utf8_with_location() -> None:
         decode_text(b"a\x00b")
     assert info.value.problem.message == "file is binary: it contains a NUL byte"
     assert decode_text("\ufeffa: 1".encode()) == "a: 1"
+
+
+@pytest.mark.parametrize("text", ["a: !!set {b: null}\n", "a: !!python/dict {b: 1}\n", "a: !custom [1]\n",
+                                  "!!omap\n- a: 1\n"])
+def test_tags_on_collections_are_refused(text: str) -> None:
+    code, message, _, _ = problem(text)
+    assert code == "RRA002" and message.startswith("unsupported YAML tag")
+
+
+def test_core_collection_tags_are_accepted() -> None:
+    assert parse_document("a: !!map {b: !!seq [1]}\n").data == {"a": {"b": [1]}}

@@ -65,7 +65,7 @@ def _read_record(root: Path, path: Path) -> Mapping[str, Any] | str:
 
 
 def _successful(record: Mapping[str, Any]) -> bool:
-    return record.get("exit_status") == 0 and record.get("status", "completed") == "completed"
+    return record.get("exit_status") == 0 and record.get("status") == "completed"
 
 
 def level_reasons(ctx: Context) -> dict[str, list[str]]:
