@@ -261,13 +261,15 @@ class _YamlBuilder:
                     continue
                 if event.anchor and kind is ev.ScalarEvent:
                     self.anchors[event.anchor] = (value, size)
-                root = self._attach(stack, value, size, pos, root)
+                # A scalar is one new value; an alias adds its whole expansion again.
+                root = self._attach(stack, value, size, size, pos, root)
             elif kind is ev.MappingEndEvent or kind is ev.SequenceEndEvent:
                 frame = stack.pop()
                 container, size, anchor, pos = frame[0], frame[4], frame[5], frame[6]
                 if anchor:
                     self.anchors[anchor] = (container, size)
-                root = self._attach(stack, container, size, pos, root)
+                # Its members were counted as they arrived; the container itself is one more.
+                root = self._attach(stack, container, size, 1, pos, root)
             elif kind is ev.DocumentStartEvent:
                 documents += 1
                 if documents > 1:
@@ -299,8 +301,10 @@ class _YamlBuilder:
         frame[2] = event.value
         frame[3] = pos
 
-    def _attach(self, stack: list[list[Any]], value: Any, size: int, pos: tuple[int, int], root: Any) -> Any:
-        self.total += size
+    def _attach(self, stack: list[list[Any]], value: Any, size: int, new: int, pos: tuple[int, int],
+                root: Any) -> Any:
+        """Add ``value`` (expanding to ``size`` values, ``new`` of them not yet counted) to its parent."""
+        self.total += new
         if self.total > MAX_NODES:
             raise LoadError(Problem("RRA006", f"document expands to more than {MAX_NODES} values "
                                     "(aliases are counted each time they are used)", *pos,
