@@ -195,9 +195,17 @@ class _YamlBuilder:
 
     def build(self) -> SourceDocument:
         from ruamel.yaml.error import MarkedYAMLError
+        from ruamel.yaml.reader import ReaderError
 
         try:
             data = self._assemble()
+        except ReaderError as exc:
+            # Characters YAML forbids (most C0 controls); the reader gives a character offset.
+            line, column = _offset_line_col(self.text, exc.position)
+            char = exc.character
+            shown = f"U+{char:04X}" if isinstance(char, int) else repr(char)
+            raise LoadError(Problem("RRA002", f"character {shown} is not allowed in YAML", line, column,
+                                    "remove the control character")) from None
         except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             what = exc.problem or exc.context or "malformed YAML"
@@ -396,6 +404,11 @@ def _to_float(value: str) -> float:
     if lowered == ".nan":
         return math.nan
     return float(value)
+
+
+def _offset_line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def _syntax_hint(what: str) -> str:

@@ -28,6 +28,9 @@ class Rule:
     added: str = "1.0"
     enabled: bool = True
     status: str = "stable"
+    #: Cannot be ignored: it means the document was not (fully) checked, so hiding it would
+    #: make an unchecked artifact look clean.
+    mandatory: bool = False
 
     @property
     def url(self) -> str:
@@ -35,8 +38,12 @@ class Rule:
         return f"{DOCS_BASE_URL}/{self.code}"
 
 
+#: Codes that mean "not (fully) checked"; no configuration can switch them off.
+_MANDATORY = {"RRA001", "RRA002", "RRA003", "RRA004", "RRA006", "RRA007", "RRA008", "RRA100"}
+
+
 def _r(code: str, name: str, severity: Severity, section: str, summary: str, *, enabled: bool = True) -> Rule:
-    return Rule(code, name, severity, section, summary, enabled=enabled)
+    return Rule(code, name, severity, section, summary, enabled=enabled, mandatory=code in _MANDATORY)
 
 
 _MANIFEST = "spec/02-manifest.md"

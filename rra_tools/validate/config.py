@@ -38,7 +38,9 @@ class Config:
     source: str | None = None
 
     def enabled(self, r: Rule) -> bool:
-        """Whether rule ``r`` runs under this configuration."""
+        """Whether rule ``r`` runs under this configuration (mandatory rules always do)."""
+        if r.mandatory:
+            return True
         if _matches(r, self.ignore):
             return False
         if self.select is not None:

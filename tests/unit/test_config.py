@@ -99,5 +99,8 @@ def test_find_config_walks_up_to_the_repository_root(artifact: Path) -> None:
 def test_config_selection_semantics() -> None:
     config = parse_config({"select": ["RRA3", "unknown-reference"], "ignore": ["RRA304"]}, "test")
     enabled = {code for code, r in RULES.items() if config.enabled(r)}
-    assert enabled == {c for c in RULES if c.startswith("RRA3") and c != "RRA304"} | {"RRA201"}
+    mandatory = {c for c, r in RULES.items() if r.mandatory}
+    assert enabled == {c for c in RULES if c.startswith("RRA3") and c != "RRA304"} | {"RRA201"} | mandatory
+    # Codes that mean "not checked" cannot be hidden.
+    assert {"RRA008", "RRA100"} <= mandatory and parse_config({"ignore": ["RRA008"]}, "t").enabled(RULES["RRA008"])
     assert Config().severity_of(RULES["RRA402"]) is Severity.WARNING

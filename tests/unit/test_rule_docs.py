@@ -1,0 +1,170 @@
+"""Every rule has a page, every page's example fires its rule and its fix clears it, pages are in sync.
+
+Each example is written as an artifact directory: ``BASE_FILES`` and the rule's own files and
+links, plus ``rra.yaml`` holding the example merged onto ``BASE_MANIFEST`` (or, for a raw example,
+the example itself). The few rules an example cannot show as a file are special-cased below,
+each with its reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from rra_tools.cli.main import cli
+from rra_tools.cli.rules_cmd import render_explain, render_rules
+from rra_tools.validate import validate_path
+from rra_tools.validate.catalog import RULES
+from rra_tools.validate.config import Config
+from rra_tools.validate.result import ValidationResult
+from rra_tools.validate.rule_docs import (
+    BASE_FILES,
+    BASE_MANIFEST,
+    DOCS,
+    RuleDoc,
+    generated_rule_pages,
+    merge_manifest,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: RRA001: the example is an artifact directory without any manifest file.
+NO_MANIFEST = "RRA001"
+#: RRA004: the example writes each ``\xNN`` escape as the single byte it stands for.
+BYTE_ESCAPES = "RRA004"
+#: RRA008: the example is the base manifest validated with a time budget of zero.
+BUDGET = "RRA008"
+#: Rules no RRA 1.0 manifest can fire; their examples are illustrations (see their pages).
+CANNOT_FIRE_IN_1_0 = {
+    "RRA102": "no field of the 1.0 schema is newer than 1.0 (no x-rra-added marks)",
+    "RRA115": "every keyword of the 1.0 schema maps to RRA110-RRA114",
+}
+
+
+def _write_artifact(root: Path, doc: RuleDoc, manifest: bytes | None) -> Path:
+    for rel, text in {**BASE_FILES, **doc.files}.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    for rel, target in doc.links.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(target, path)
+    if manifest is not None:
+        (root / "rra.yaml").write_bytes(manifest)
+    return root
+
+
+def _escapes_to_bytes(text: str) -> bytes:
+    return re.sub(rb"\\x([0-9a-fA-F]{2})", lambda m: bytes([int(m[1], 16)]), text.encode("utf-8"))
+
+
+def _run_example(tmp_path: Path, code: str) -> ValidationResult:
+    doc = DOCS[code]
+    text = doc.example if doc.raw else merge_manifest(doc.example)
+    if code == NO_MANIFEST:
+        manifest = None
+    elif code == BUDGET:
+        manifest = BASE_MANIFEST.encode("utf-8")
+    elif code == BYTE_ESCAPES:
+        manifest = _escapes_to_bytes(text)
+    else:
+        manifest = text.encode("utf-8")
+    root = _write_artifact(tmp_path, doc, manifest)
+    return validate_path(root, config=Config(extend_select=frozenset({code})),
+                         time_budget_s=0.0 if code == BUDGET else None)
+
+
+def _run_fix(tmp_path: Path, code: str) -> ValidationResult:
+    doc = DOCS[code]
+    root = _write_artifact(tmp_path, doc, merge_manifest(doc.fix).encode("utf-8"))
+    return validate_path(root, config=Config(extend_select=frozenset({code})))
+
+
+def _shown(result: ValidationResult) -> list[tuple[str, str]]:
+    return [(d.code, d.message) for d in result.diagnostics]
+
+
+def _example_params() -> list[object]:
+    return [pytest.param(code, marks=pytest.mark.xfail(strict=True, reason=CANNOT_FIRE_IN_1_0[code]))
+            if code in CANNOT_FIRE_IN_1_0 else code for code in sorted(RULES)]
+
+
+def test_every_rule_has_docs_and_a_page() -> None:
+    assert sorted(DOCS) == sorted(RULES)
+    assert sorted(generated_rule_pages()) == ["README.md", *(f"{code}.md" for code in sorted(RULES))]
+
+
+def test_base_manifest_is_clean(tmp_path: Path) -> None:
+    root = _write_artifact(tmp_path, RuleDoc("", "", "", ""), BASE_MANIFEST.encode("utf-8"))
+    result = validate_path(root, config=Config(select=frozenset({"ALL"})))
+    assert _shown(result) == []
+
+
+@pytest.mark.parametrize("code", _example_params())
+def test_example_reports_its_rule_and_nothing_else(tmp_path: Path, code: str) -> None:
+    result = _run_example(tmp_path, code)
+    assert {d.code for d in result.diagnostics} == {code}, _shown(result)
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_fix_is_clean(tmp_path: Path, code: str) -> None:
+    assert _shown(_run_fix(tmp_path, code)) == []
+
+
+def test_merge_replaces_sections_in_place_and_appends_new_ones() -> None:
+    merged = merge_manifest("# a comment\ntitle: Other\nlevels: [available]\n")
+    keys = [line.split(":")[0] for line in merged.splitlines() if re.match(r"^[a-z_]+:", line)]
+    base_keys = [line.split(":")[0] for line in BASE_MANIFEST.splitlines() if re.match(r"^[a-z_]+:", line)]
+    assert keys == [*base_keys, "levels"]
+    assert "# a comment\ntitle: Other\n" in merged and "refined artifact" not in merged
+
+
+def test_pages_have_every_section() -> None:
+    pages = generated_rule_pages()
+    for code, rule in RULES.items():
+        page = pages[f"{code}.md"]
+        assert page.startswith(f"# {code} — {rule.name}\n\n{rule.summary}\n"), code
+        for heading in ("## What it checks", "## Why it matters", "## Example", "## Use instead",
+                        "## Configuration"):
+            assert f"\n{heading}\n" in page, (code, heading)
+        assert f"(../../{rule.section})" in page and f"Added in RRA {rule.added}" in page
+        assert ("extend-select" in page) == (not rule.enabled), code
+        assert f"[{code}]({code}.md)" in pages["README.md"]
+
+
+def test_generated_pages_are_committed() -> None:
+    proc = subprocess.run([sys.executable, "-m", "rra_tools._generate", "--check"], cwd=REPO,
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, f"{proc.stdout}{proc.stderr}\nrun 'python -m rra_tools._generate'"
+
+
+def test_rules_lists_every_code() -> None:
+    result = CliRunner().invoke(cli, ["rules"])
+    assert result.exit_code == 0
+    listed = [line.split()[0] for line in result.output.splitlines()[1:]]
+    assert listed == sorted(RULES)
+    as_json = CliRunner().invoke(cli, ["rules", "--format", "json"])
+    assert [item["code"] for item in json.loads(as_json.output)] == sorted(RULES)
+    assert render_rules("text") == result.output
+
+
+@pytest.mark.parametrize("selector", ["RRA201", "unknown-reference", "rra201"])
+def test_explain_prints_the_page(selector: str) -> None:
+    result = CliRunner().invoke(cli, ["explain", selector])
+    assert result.exit_code == 0
+    assert result.output == generated_rule_pages()["RRA201.md"]
+
+
+def test_explain_unknown_rule_is_a_usage_error() -> None:
+    result = CliRunner().invoke(cli, ["explain", "RRA999"])
+    assert result.exit_code == 2
+    assert "unknown rule 'RRA999'" in result.output
+    assert render_explain("RRA999") is None
