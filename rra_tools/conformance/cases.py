@@ -125,7 +125,8 @@ def materialise(suite: Path, loaded: LoadedCase, dest: Path) -> Path:
     for rel, text in case.files.items():
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        # Bytes, not text mode: recorded digests depend on exact line endings.
+        target.write_bytes(text.encode("utf-8"))
     for rel, link in case.symlinks.items():
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)

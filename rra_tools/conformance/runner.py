@@ -49,11 +49,20 @@ class Outcome:
 
 
 def in_process_impl(path: Path) -> Reported:
-    """This package's validator, called as a library (no subprocess)."""
+    """This package's validator, called as a library (no subprocess); reads the artifact's own
+    ``.rra.toml`` when a case supplies one (the 'config' feature)."""
     from ..validate.api import validate_path
+    from ..validate.config import Config, load_config
     from ..validate.diagnostics import Severity
 
-    result = validate_path(path)
+    from ..validate.config import ConfigError
+
+    config_file = path / ".rra.toml"
+    try:
+        config = load_config(config_file) if config_file.is_file() else Config()
+    except ConfigError as exc:
+        return Reported("error", frozenset(), str(exc))
+    result = validate_path(path, config=config)
     codes = frozenset(d.code for d in result.diagnostics if d.severity >= Severity.WARNING)
     return Reported("valid" if result.valid else "invalid", codes)
 

@@ -128,9 +128,13 @@ def _parse_json(text: str) -> SourceDocument | None:
             out[key] = value
         return out
 
+    def no_constants(name: str) -> Any:
+        # NaN and Infinity are not JSON (RFC 8259); read as YAML 1.2 they are plain strings.
+        raise ValueError(name)
+
     try:
-        data = json.loads(text, object_pairs_hook=pairs)
-    except (json.JSONDecodeError, RecursionError):
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=no_constants)
+    except (ValueError, RecursionError):
         # Not strict JSON (or too deep for the C decoder): the YAML reader reports it precisely.
         return None
     if duplicates:

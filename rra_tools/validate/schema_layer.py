@@ -82,7 +82,13 @@ def check_schema(data: Any) -> Iterator[Finding]:
     """Every JSON Schema violation of ``data``, as findings with rule codes."""
     newer_minor = isinstance(data, Mapping) and (declared_version(data) or (0, 0)) > (
         _SUPPORTED_MAJOR, _SUPPORTED_MINOR)
-    for error in _validator().iter_errors(data):
+    errors = list(_validator().iter_errors(data))
+    # A value of the wrong type also fails its enum or pattern; one finding per place says it.
+    mistyped = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
+    for error in errors:
+        if error.validator != "type" and tuple(error.absolute_path) in mistyped and \
+                error.validator in _VALUE | _RANGE:
+            continue
         yield from _findings(error, newer_minor)
     if isinstance(data, Mapping):
         version = declared_version(data)

@@ -42,11 +42,19 @@ def test_our_validator_passes_case_with_strict_codes(loaded, tmp_path: Path) -> 
     assert outcome.passed, outcome.message
 
 
+#: Rules no case can express, and why. Each is still tested elsewhere (named in the reason).
+NOT_EXPRESSIBLE = {
+    "RRA008": "fires only when the caller passes a time budget (tests/unit/test_rules.py)",
+    "RRA102": "no field is newer than 1.0 yet (mechanism: tests/unit/test_rules.py)",
+    "RRA115": "every keyword of the 1.0 schema maps to RRA110-RRA114 (tests/unit/test_rule_docs.py, xfail)",
+}
+
+
 def test_every_rule_has_an_invalid_case() -> None:
-    covered = {code for c in CASES if c.case.expect.verdict == "invalid" or c.case.expect.codes
-               for code in c.case.expect.codes}
-    missing = sorted(set(RULES) - covered)
+    covered = {code for c in CASES for code in c.case.expect.codes}
+    missing = sorted(set(RULES) - covered - set(NOT_EXPRESSIBLE))
     assert not missing, f"rules without a conformance case: {missing}"
+    assert not covered & set(NOT_EXPRESSIBLE), "a case covers an exempted rule: drop the exemption"
 
 
 def test_every_manifest_section_has_a_valid_case() -> None:
@@ -59,16 +67,27 @@ def test_every_manifest_section_has_a_valid_case() -> None:
 SCHEMA_CASES = [c for c in CASES if "schema" in c.case.tags]
 
 
-@pytest.mark.skipif(shutil.which("check-jsonschema") is None and not (Path(sys.executable).parent /
-                    "check-jsonschema").exists(), reason="check-jsonschema is a test dependency: pip install -e '.[test]'")
-@pytest.mark.parametrize("loaded", SCHEMA_CASES, ids=[c.case.id for c in SCHEMA_CASES])
-def test_third_party_schema_validator_agrees(loaded, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    dest = materialise(SUITE, loaded, tmp_path / "artifact")
-    manifest = dest / loaded.case.manifest_name
+@pytest.fixture(scope="module")
+def third_party_verdicts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """check-jsonschema's verdict on every 'schema' case, from one run over all their manifests."""
     tool = shutil.which("check-jsonschema") or str(Path(sys.executable).parent / "check-jsonschema")
-    proc = subprocess.run([tool, "--schemafile", str(SCHEMA), str(manifest)], capture_output=True, text=True)
-    theirs = "valid" if proc.returncode == 0 else "invalid"
-    assert theirs == loaded.case.expect.verdict, proc.stdout + proc.stderr
+    assert Path(tool).exists() or shutil.which(tool), "check-jsonschema is a test dependency: pip install -e '.[test]'"
+    base = tmp_path_factory.mktemp("schema-cases")
+    manifests: dict[str, str] = {}
+    for loaded in SCHEMA_CASES:
+        dest = materialise(SUITE, loaded, base / loaded.case.id)
+        manifests[str(dest / loaded.case.manifest_name)] = loaded.case.id
+    proc = subprocess.run([tool, "--schemafile", str(SCHEMA), "--output-format", "json", *manifests],
+                          capture_output=True, text=True)
+    report = json.loads(proc.stdout)
+    failed = {e["filename"] for e in report["errors"]} | {e["filename"] for e in report["parse_errors"]}
+    assert proc.returncode == (1 if failed else 0), proc.stderr
+    return {case_id: "invalid" if path in failed else "valid" for path, case_id in manifests.items()}
+
+
+@pytest.mark.parametrize("loaded", SCHEMA_CASES, ids=[c.case.id for c in SCHEMA_CASES])
+def test_third_party_schema_validator_agrees(loaded, third_party_verdicts: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+    assert third_party_verdicts[loaded.case.id] == loaded.case.expect.verdict
 
 
 def test_cli_prints_table_and_writes_junit(tmp_path: Path) -> None:
@@ -84,7 +103,7 @@ def test_cli_prints_table_and_writes_junit(tmp_path: Path) -> None:
 
 def test_external_implementation_protocol_and_failures(tmp_path: Path) -> None:
     # Our own CLI, run as an external command, passes; an implementation that accepts everything fails.
-    good = CliRunner().invoke(cli, ["conformance", "run", "--tags", "schema", "--impl",
+    good = CliRunner().invoke(cli, ["conformance", "run", "--tags", "versioning", "--strict-codes", "--impl",
                                     f"{sys.executable} -m rra_tools validate --format json"])
     assert good.exit_code == 0, good.output
     liar = tmp_path / "liar.py"

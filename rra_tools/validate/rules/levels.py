@@ -55,8 +55,11 @@ def _read_record(root: Path, path: Path) -> Mapping[str, Any] | str:
         return f"run record {shown!r} is not a regular file"
     if path.stat().st_size > MAX_MANIFEST_BYTES:
         return f"run record {shown!r} is larger than {MAX_MANIFEST_BYTES} bytes"
+    def no_constants(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON value")
+
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(path.read_bytes(), parse_constant=no_constants)
     except (OSError, ValueError) as exc:
         return f"run record {shown!r} is not valid JSON: {exc}"
     if not isinstance(data, Mapping) or not isinstance(data.get("launcher"), str):

@@ -1,0 +1,1 @@
+"""Unpack the archive (placeholder for the conformance suite; never run)."""
