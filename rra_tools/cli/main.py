@@ -118,6 +118,10 @@ def conformance_run(impl: str | None, tags: str | None, strict_codes: bool, juni
                              timeout=timeout, verbose=verbose))
 
 
+# Commands of later layers register below, one line each: cli.add_command(<command>). Their
+# modules import only click at module level so that `rra --help` stays fast.
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Run the CLI; click maps usage errors to exit code 2."""
     return cli.main(args=argv, prog_name="rra")
