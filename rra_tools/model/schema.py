@@ -63,10 +63,12 @@ def generated_schemas() -> dict[str, str]:
     from .conformance import CaseFile
     from .manifest import Manifest
     from .report import Report
+    from .run_record import RunRecord
 
     out: dict[str, str] = {}
     models: tuple[tuple[type[BaseModel], str], ...] = (
-        (Manifest, "manifest"), (Report, "report"), (CaseFile, "conformance"))
+        (Manifest, "manifest"), (Report, "report"), (CaseFile, "conformance"),
+        (RunRecord, "run-record"))
     for model, name in models:
         out[f"rra-{name}-{SPEC_VERSION}.schema.json"] = render_schema(schema_for(model, name))
     return out

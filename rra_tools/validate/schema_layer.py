@@ -42,11 +42,33 @@ def manifest_schema() -> dict[str, Any]:
     return loaded
 
 
+#: Optional modules jsonschema imports eagerly for format checks the validator never runs;
+#: rfc3987_syntax alone compiles grammars for ~1.5 s on import (it arrives with
+#: jsonschema[format], e.g. through cyclonedx-python-lib[json-validation]).
+_UNUSED_FORMAT_MODULES = ("rfc3987_syntax", "rfc3987", "rfc3986_validator", "rfc3339_validator", "webcolors",
+                          "uri_template", "isoduration", "fqdn", "idna", "jsonpointer")
+
+
+def _import_jsonschema_lean() -> Any:
+    """Import jsonschema without the format-checking modules the validator does not use."""
+    import sys
+
+    if "jsonschema" in sys.modules:
+        return sys.modules["jsonschema"]
+    blocked = [m for m in _UNUSED_FORMAT_MODULES if m not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # type: ignore[assignment]  # makes "import name" raise ImportError
+    try:
+        import jsonschema
+    finally:
+        for name in blocked:
+            del sys.modules[name]
+    return jsonschema
+
+
 @cache
 def _validator() -> Any:
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(manifest_schema())
+    return _import_jsonschema_lean().Draft202012Validator(manifest_schema())
 
 
 def declared_version(data: Mapping[str, Any]) -> tuple[int, int] | None:

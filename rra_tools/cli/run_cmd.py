@@ -1,0 +1,216 @@
+"""``rra run`` and ``rra results``: parse, call :mod:`rra_tools.run`, render, pick the exit code.
+
+Only click is imported at module level so that ``rra --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from ..run.local import Progress, RunResult
+    from ..run.results import Results
+
+__all__ = ["render_results", "results_command", "run_command"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _split_args(args: tuple[str, ...], run_all: bool) -> tuple[str, str | None]:
+    if run_all:
+        if len(args) > 1:
+            raise click.UsageError("with --all, give at most the ARTIFACT directory")
+        return (args[0] if args else "."), None
+    if len(args) == 1:
+        return ".", args[0]
+    if len(args) == 2:
+        return args[0], args[1]
+    raise click.UsageError("give a LAUNCHER (optionally after the ARTIFACT directory), or --all")
+
+
+class _Terminal:
+    """Streams the run's output to the terminal and keeps one progress line on stderr."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.tty = sys.stderr.isatty()
+        self.progress_shown = False
+
+    def _clear(self) -> None:
+        if self.progress_shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+            self.progress_shown = False
+
+    def output(self, stream: str, chunk: bytes) -> None:
+        if self.quiet:
+            return
+        self._clear()
+        target = sys.stdout if stream == "stdout" else sys.stderr
+        target.buffer.write(chunk)
+        target.flush()
+
+    def progress(self, p: Progress) -> None:
+        if not self.tty:
+            return
+        seed = "noseed" if p.seed is None else f"seed {p.seed}"
+        sys.stderr.write(f"\r\033[K[rra] {p.launcher} {seed} {p.elapsed_s:.0f}s/{p.expected_s:g}s "
+                         f"(timeout {p.timeout_s:g}s)")
+        sys.stderr.flush()
+        self.progress_shown = True
+
+    def say(self, text: str) -> None:
+        self._clear()
+        click.echo(f"[rra] {text}", err=True)
+
+
+def _describe(result: RunResult, root: Any) -> str:
+    record = result.record
+    seed = "noseed" if record.seed is None else f"seed {record.seed}"
+    where = result.record_path.relative_to(root) if result.record_path.is_relative_to(root) else result.record_path
+    exit_text = "no exit status" if record.exit_status is None else f"exit {record.exit_status}"
+    return f"{record.launcher} {seed}: {record.status}, {exit_text}, {record.duration_s:.1f} s -> {where}"
+
+
+def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all_seeds: bool,
+                 params: tuple[str, ...], quiet: bool) -> int:
+    """Plan and run; return the exit code."""
+    import signal
+    import threading
+
+    from ..run import RunError, RunOptions, execute, load_artifact, parse_overrides, plan_runs
+    from ..run.gpus import inventory
+
+    term = _Terminal(quiet)
+    try:
+        artifact = load_artifact(artifact_path)
+        plans = plan_runs(artifact, launcher, seed=seed, all_seeds=all_seeds, overrides=parse_overrides(params))
+        gpus = inventory()  # once: nvidia-smi is slow, and the devices do not change between runs
+    except RunError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return EXIT_USAGE
+    stop = threading.Event()
+    received: list[int] = []
+
+    def on_signal(signum: int, _frame: object) -> None:
+        received.append(signum)
+        stop.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    options = RunOptions(on_output=term.output, on_progress=term.progress, stop=stop, gpus=gpus)
+    failed_launchers: set[str] = set()
+    ok = True
+    try:
+        for i, plan in enumerate(plans, 1):
+            if stop.is_set():
+                break
+            blocked = [d for d in plan.launcher.depends_on if d in failed_launchers]
+            if blocked:
+                term.say(f"skip {plan.launcher.id}: dependency {blocked[0]!r} did not complete")
+                failed_launchers.add(plan.launcher.id)
+                ok = False
+                continue
+            seed_text = "noseed" if plan.seed is None else f"seed {plan.seed}"
+            term.say(f"run {plan.launcher.id} {seed_text} ({i}/{len(plans)}): {' '.join(plan.argv)}")
+            try:
+                result = execute(plan, options)
+            except RunError as exc:
+                term.say(f"error: {exc}")
+                failed_launchers.add(plan.launcher.id)
+                ok = False
+                continue
+            term.say(_describe(result, artifact.root))
+            for message in result.record.messages:
+                term.say(f"  {message}")
+            if not result.successful:
+                ok = False
+                failed_launchers.add(plan.launcher.id)
+            if result.record.status == "interrupted":
+                break
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if received:
+        term.say("interrupted; remaining runs skipped")
+    return EXIT_OK if ok else EXIT_FAILED
+
+
+@click.command("run")
+@click.argument("args", nargs=-1, metavar="[ARTIFACT] [LAUNCHER]")
+@click.option("--seed", type=int, default=None, help="Run this seed.  [default: the launcher's first seed]")
+@click.option("--all-seeds", is_flag=True, help="Run every seed the launcher declares.")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="Override a parameter (checked against its type and choices); repeatable.")
+@click.option("--all", "run_all", is_flag=True, help="Run every launcher, dependencies first, with all its seeds.")
+@click.option("-q", "--quiet", is_flag=True, help="Do not stream the launcher's output (it is still logged).")
+def run_command(args: tuple[str, ...], seed: int | None, all_seeds: bool, params: tuple[str, ...],
+                run_all: bool, quiet: bool) -> None:
+    """Run a launcher from a clean shell and write a run record per run.
+
+    Each run gets a new directory runs/<launcher>/<seed>-<UTC time>/ holding record.json,
+    stdout.log and stderr.log. Exit status: 0 when every run completed with exit status 0,
+    1 otherwise, 2 for a usage error or an unusable manifest.
+    """
+    if seed is not None and all_seeds:
+        raise click.UsageError("give --seed or --all-seeds, not both")
+    artifact, launcher = _split_args(args, run_all)
+    sys.exit(execute_runs(artifact, launcher, seed, all_seeds, params, quiet))
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.6g}"
+
+
+def render_results(results: Results, fmt: str) -> str:
+    """The results as text or JSON."""
+    if fmt == "json":
+        import json
+
+        return json.dumps(results.as_dict(), indent=2) + "\n"
+    lines = []
+    for c in results.claims:
+        unit = f" {c.unit}" if c.unit else ""
+        lines.append(f"claim {c.claim} (launcher {c.launcher}, {c.aggregate} over {len(c.values)} run(s))")
+        lines.append(f"  reported  {c.reported:.{c.precision}f}{unit}")
+        if c.interval is not None:
+            kind = "stable" if c.interval.stable else "variable"
+            lines.append(f"  interval  [{_num(c.interval.low)}, {_num(c.interval.high)}] ({kind}, "
+                         f"n={c.interval.n})")
+        else:
+            lines.append("  interval  -")
+        values = ", ".join(f"{'noseed' if s is None else s}: {_num(v)}" for s, v, _ in c.values) or "none"
+        lines.append(f"  values    {values}")
+        lines.append(f"  obtained  {_num(c.obtained)}{unit}")
+        verdict = {True: "inside", False: "OUTSIDE", None: "no verdict"}[c.inside]
+        lines.append(f"  verdict   {verdict}" + (f" ({c.problem})" if c.problem else ""))
+    if not results.claims:
+        lines.append("no claims")
+    lines.append(f"run records: {results.records}")
+    lines.append(f"levels claimed: {', '.join(results.levels_claimed) or 'none'}; "
+                 f"met: {', '.join(results.levels_met) or 'none'}")
+    return "\n".join(lines) + "\n"
+
+
+@click.command("results")
+@click.argument("artifact", default=".", type=click.Path(exists=True))
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def results_command(artifact: str, fmt: str) -> None:
+    """Per claim: reported value, acceptance interval, obtained values, inside or outside; and
+    the levels the artifact meets.
+
+    Obtained values come from the newest successful run record of each (launcher, seed). Exit
+    status: 0 when every claim is inside its interval, 1 otherwise, 2 for an unusable manifest.
+    """
+    from ..run import RunError, load_artifact
+    from ..run.results import collect_results
+
+    try:
+        results = collect_results(load_artifact(artifact))
+    except RunError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    click.echo(render_results(results, fmt), nl=False)
+    sys.exit(EXIT_OK if all(c.inside for c in results.claims) else EXIT_FAILED)

@@ -1,0 +1,168 @@
+"""Run records: one JSON document per launcher execution, the evidence levels and review read.
+
+The fields the validator reads (``launcher``, ``seed``, ``exit_status``, ``status``,
+``metrics``) keep the names and meanings of spec/04-levels.md#run-records; the rest is the
+full record written by ``rra run``.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints, WithJsonSchema
+
+from ._base import Id, RRAModel, Sha256
+
+__all__ = [
+    "RECORD_VERSION",
+    "Executor",
+    "GpuInfo",
+    "Host",
+    "LogFile",
+    "LogStream",
+    "MissingOutput",
+    "OutputFile",
+    "RunRecord",
+    "RunStatus",
+]
+
+#: Version of the run-record format written by this package.
+RECORD_VERSION = "1.0"
+
+Timestamp = Annotated[
+    str,
+    StringConstraints(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$"),
+    Field(description="A UTC time in ISO 8601, e.g. '2026-01-31T12:00:00.123456Z'."),
+]
+
+
+class RunStatus(str, Enum):
+    """How a run ended."""
+
+    COMPLETED = "completed"
+    FAILED = "failed"
+    TIMEOUT = "timeout"
+    INTERRUPTED = "interrupted"
+
+
+class Executor(str, Enum):
+    """What ran the process."""
+
+    LOCAL = "local"
+    CONTAINER = "container"
+
+
+class LogStream(str, Enum):
+    """Which standard stream a log file holds."""
+
+    STDOUT = "stdout"
+    STDERR = "stderr"
+
+
+class GpuInfo(RRAModel):
+    """One accelerator of the host."""
+
+    index: int = Field(ge=0, description="Device index as CUDA numbers it.")
+    model: str = Field(description="Model name, e.g. 'NVIDIA H100 80GB HBM3'.")
+    driver: str | None = Field(default=None, description="Driver version.")
+    cuda: str | None = Field(default=None, description="Highest CUDA version the driver supports.")
+    memory_mib: int | None = Field(default=None, ge=0, description="Device memory, MiB.")
+
+
+class Host(RRAModel):
+    """Fingerprint of the machine and software the run took place on."""
+
+    os: str = Field(description="Operating system and release, e.g. 'Linux 6.8.0'.")
+    machine: str = Field(description="CPU architecture, e.g. 'x86_64'.")
+    cpus: int = Field(ge=1, description="Logical CPUs of the host.")
+    python: str = Field(description="Interpreter implementation and version, e.g. 'cpython 3.11.7'.")
+    packages_digest: Sha256 = Field(
+        description="SHA-256 over the sorted 'name==version' lines (one per line, '\\n'-terminated) "
+        "of the installed distributions, names normalised as in PEP 503."
+    )
+    packages: int = Field(ge=0, description="Number of installed distributions in the digest.")
+    gpus: list[GpuInfo] = Field(default_factory=list, description="Accelerators of the host.")
+
+
+class OutputFile(RRAModel):
+    """A declared output the run produced."""
+
+    id: Id = Field(description="Id of the launcher's declared output.")
+    path: str = Field(description="Path relative to the artifact root, placeholders resolved.")
+    sha256: Sha256 = Field(
+        description="SHA-256 of the file; for a directory, of its sorted '<sha256>  <relative path>' lines."
+    )
+    size: int = Field(ge=0, description="Size in bytes (a directory: the sum over its files).")
+    mtime: Timestamp = Field(description="Last modification time, UTC.")
+
+
+class MissingOutput(RRAModel):
+    """A declared output the run did not produce."""
+
+    id: Id
+    path: str = Field(description="Path relative to the artifact root, placeholders resolved.")
+
+
+class LogFile(RRAModel):
+    """A captured standard stream."""
+
+    stream: LogStream = Field(description="'stdout' or 'stderr'.")
+    path: str = Field(description="Path relative to the record's directory.")
+    sha256: Sha256
+    size: int = Field(ge=0, description="Size in bytes.")
+
+
+NullableInt = Annotated[int | None, WithJsonSchema({"type": ["integer", "null"]})]
+
+
+class RunRecord(RRAModel):
+    """One execution of one launcher: what ran, where, how it ended, and what it produced."""
+
+    record_version: Literal["1.0"] = Field(description="Version of the run-record format.")
+    artifact_id: Id = Field(description="Id of the artifact (the manifest's 'id').")
+    artifact_digest: Sha256 = Field(
+        description="SHA-256 of the manifest's canonical JSON (sorted keys, no insignificant "
+        "whitespace, UTF-8)."
+    )
+    launcher: Id = Field(description="Id of the launcher that ran.")
+    argv: list[str] = Field(min_length=1, description="The command as run, placeholders resolved.")
+    cwd: str = Field(description="Working directory relative to the artifact root.")
+    parameters: dict[str, int | float | str | bool] = Field(
+        default_factory=dict, description="Value of every launcher parameter in this run."
+    )
+    seed: NullableInt = Field(description="Seed of the run; null for a launcher that is not stochastic.")
+    started: Timestamp = Field(description="When the process started, UTC.")
+    ended: Timestamp = Field(description="When the run ended, UTC.")
+    duration_s: float = Field(ge=0, description="Wall-clock seconds from start to end.")
+    status: RunStatus = Field(
+        description="'completed' (the process ended by itself), 'failed' (it could not start, was "
+        "killed by a signal not sent by the executor, or a declared output is missing or unreadable), "
+        "'timeout' (stopped at timeout_s) or 'interrupted' (stopped by the user or a signal)."
+    )
+    exit_status: NullableInt = Field(
+        description="Exit status of the process; null when it did not start or was killed by a signal."
+    )
+    signal: int | None = Field(default=None, ge=1, description="Signal that ended the process, if any.")
+    executor: Executor = Field(description="What ran the process: 'local' or 'container'.")
+    timeout_s: float = Field(gt=0, description="Wall-clock limit the run had, seconds.")
+    host: Host
+    gpus: list[int] = Field(
+        default_factory=list, description="Indices of the accelerators assigned (CUDA_VISIBLE_DEVICES)."
+    )
+    environment: dict[str, str] = Field(
+        default_factory=dict,
+        description="The process's complete environment; values of names containing TOKEN, KEY, "
+        "SECRET, PASSWORD, PASSWD or CREDENTIAL are '[redacted]'.",
+    )
+    outputs: list[OutputFile] = Field(default_factory=list, description="Declared outputs produced.")
+    missing_outputs: list[MissingOutput] = Field(
+        default_factory=list, description="Declared outputs not produced."
+    )
+    logs: list[LogFile] = Field(default_factory=list, description="Captured standard streams.")
+    metrics: dict[str, float] = Field(
+        default_factory=dict,
+        description="Value obtained for each claim of the launcher (claim id -> number, after "
+        "extraction and scale); a claim whose value could not be extracted is absent.",
+    )
+    messages: list[str] = Field(default_factory=list, description="What went wrong or deserves notice.")

@@ -1,0 +1,21 @@
+"""Typed errors of the run layer; the CLI maps them to messages and exit codes."""
+
+from __future__ import annotations
+
+__all__ = ["ArtifactError", "GpuUnavailable", "PlanError", "RunError"]
+
+
+class RunError(Exception):
+    """A run could not be planned or started; nothing was recorded."""
+
+
+class ArtifactError(RunError):
+    """The artifact's manifest cannot be read or is not a valid manifest."""
+
+
+class PlanError(RunError):
+    """The requested launcher, seed or parameters do not fit the manifest."""
+
+
+class GpuUnavailable(RunError):
+    """Not enough free accelerators for a launcher."""

@@ -1,0 +1,148 @@
+"""Reading a claim's number out of a declared output: JSON pointer, CSV cell, or regex.
+
+Every failure is an :class:`ExtractError` with a message that names the output and what was
+wrong with it; extraction never raises anything else for bad file contents.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from ..model.claims import Extract
+
+__all__ = ["MAX_EXTRACT_BYTES", "ExtractError", "extract_value", "json_pointer"]
+
+#: Outputs larger than this are not read for metrics.
+MAX_EXTRACT_BYTES = 256 * 1024 * 1024
+
+
+class ExtractError(Exception):
+    """The metric cannot be read from the output."""
+
+
+def json_pointer(document: Any, pointer: str) -> Any:
+    """The value at RFC 6901 ``pointer``; ExtractError naming the first step that fails.
+
+    >>> json_pointer({"a/b": [1, {"~": 2}]}, "/a~1b/1/~0")
+    2
+    """
+    node = document
+    if pointer == "":
+        return node
+    if not pointer.startswith("/"):
+        raise ExtractError(f"JSON pointer {pointer!r} does not start with '/'")
+    walked = ""
+    for raw in pointer[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        walked += "/" + raw
+        if isinstance(node, dict):
+            if token not in node:
+                raise ExtractError(f"no member {token!r} at {walked!r}")
+            node = node[token]
+        elif isinstance(node, list):
+            if not re.fullmatch(r"0|[1-9][0-9]*", token) or int(token) >= len(node):
+                raise ExtractError(f"no array element {token!r} at {walked!r} (length {len(node)})")
+            node = node[int(token)]
+        else:
+            raise ExtractError(f"{walked!r} steps into a {type(node).__name__}, not an object or array")
+    return node
+
+
+def _number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ExtractError(f"{where} is {json.dumps(value)[:60]}, not a number")
+    try:
+        number = float(value.strip()) if isinstance(value, str) else float(value)
+    except ValueError:
+        raise ExtractError(f"{where} is {str(value)[:60]!r}, not a number") from None
+    if not math.isfinite(number):
+        raise ExtractError(f"{where} is {value!r}, not a finite number")
+    return number
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def extract_value(path: Path, rule: Extract) -> float:
+    """The claim's value in the output file ``path`` by ``rule``, times ``rule.scale``."""
+    try:
+        if path.stat().st_size > MAX_EXTRACT_BYTES:
+            raise ExtractError(f"is larger than {MAX_EXTRACT_BYTES} bytes")
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        raise ExtractError("is a directory, not a file") from None
+    except OSError as exc:
+        raise ExtractError(f"cannot be read: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ExtractError(f"is not UTF-8 text (byte {exc.start})") from None
+    if rule.json_pointer is not None:
+        try:
+            document = json.loads(text, parse_constant=_no_constants)
+        except (ValueError, RecursionError) as exc:
+            raise ExtractError(f"is not valid JSON: {exc}") from None
+        value = _number(json_pointer(document, rule.json_pointer), f"the value at {rule.json_pointer!r}")
+    elif rule.csv is not None:
+        value = _csv_value(text, rule)
+    elif rule.regex is not None:
+        value = _regex_value(text, rule)
+    else:
+        raise ExtractError("the claim's extract gives no method (json_pointer, csv or regex)")
+    scaled = value * rule.scale
+    if not math.isfinite(scaled):
+        raise ExtractError(f"value {value!r} times scale {rule.scale!r} is not finite")
+    return scaled
+
+
+def _csv_value(text: str, rule: Extract) -> float:
+    spec = rule.csv
+    assert spec is not None
+    try:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        header = reader.fieldnames or []
+        rows = list(reader)
+    except csv.Error as exc:
+        raise ExtractError(f"is not valid CSV: {exc}") from None
+    if spec.column not in header:
+        raise ExtractError(f"has no column {spec.column!r} (columns: {', '.join(map(repr, header)) or 'none'})")
+    if spec.where:
+        missing = [k for k in spec.where if k not in header]
+        if missing:
+            raise ExtractError(f"has no column {missing[0]!r} named in 'where'")
+        matches = [row for row in rows if all(row.get(k) == v for k, v in spec.where.items())]
+        if len(matches) != 1:
+            raise ExtractError(f"has {len(matches)} rows matching {spec.where!r}; exactly one is needed")
+        row, where = matches[0], f"column {spec.column!r} of the row matching {spec.where!r}"
+    else:
+        index = spec.row_index if spec.row_index is not None else -1
+        if not -len(rows) <= index < len(rows):
+            raise ExtractError(f"has {len(rows)} data rows; row_index {index} is out of range")
+        row, where = rows[index], f"column {spec.column!r} of row {index}"
+    return _number(row.get(spec.column) or "", where)
+
+
+def _regex_value(text: str, rule: Extract) -> float:
+    spec = rule.regex
+    assert spec is not None
+    try:
+        pattern = re.compile(spec.pattern, re.MULTILINE)
+    except re.error as exc:
+        raise ExtractError(f"regex {spec.pattern!r} is invalid: {exc}") from None
+    if spec.group > pattern.groups:
+        raise ExtractError(f"regex {spec.pattern!r} has no group {spec.group}")
+    found = None
+    for match in pattern.finditer(text):
+        found = match
+        if spec.occurrence == "first":
+            break
+    if found is None:
+        raise ExtractError(f"has no match for regex {spec.pattern!r}")
+    return _number(found.group(spec.group) or "", f"the {spec.occurrence} match of {spec.pattern!r}")

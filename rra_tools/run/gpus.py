@@ -1,0 +1,139 @@
+"""The machine's accelerators and their assignment to runs.
+
+The inventory comes from ``nvidia-smi`` when it is installed, or from the environment
+variable ``RRA_GPU_INVENTORY`` (a JSON list of ``{"index", "model", "driver", "cuda",
+"memory_mib"}`` objects; the spellings of ``rra env check`` — ``name``, ``driver_version``,
+``cuda_version``, ``memory_total_mib`` — are read too), which tests and unusual machines use. A run that needs N devices
+takes N distinct free ones: each device is held through an exclusive ``flock`` on a lock file
+in ``RRA_GPU_LOCK_DIR`` (default: a per-user directory under the system temp dir), so
+concurrent ``rra run`` processes never share a device, and a lock dies with its holder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..model.run_record import GpuInfo
+from .errors import GpuUnavailable
+
+__all__ = ["INVENTORY_ENV", "LOCK_DIR_ENV", "GpuLease", "acquire", "inventory"]
+
+INVENTORY_ENV = "RRA_GPU_INVENTORY"
+LOCK_DIR_ENV = "RRA_GPU_LOCK_DIR"
+_QUERY = ["--query-gpu=index,name,driver_version,memory.total", "--format=csv,noheader,nounits"]
+
+
+def inventory(environ: dict[str, str] | None = None) -> list[GpuInfo]:
+    """The host's accelerators; empty when there are none (or nvidia-smi fails)."""
+    env = os.environ if environ is None else environ
+    override = env.get(INVENTORY_ENV)
+    if override is not None:
+        return _from_override(override)
+    tool = shutil.which("nvidia-smi")
+    if tool is None:
+        return []
+    try:
+        listing = subprocess.run([tool, *_QUERY], capture_output=True, text=True, timeout=20, check=True)
+        header = subprocess.run([tool], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    cuda_match = re.search(r"CUDA Version:\s*([0-9.]+)", header.stdout)
+    cuda = cuda_match.group(1) if cuda_match else None
+    gpus = []
+    for line in listing.stdout.splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) < 4 or not parts[0].isdigit():
+            continue
+        memory = int(float(parts[3])) if re.fullmatch(r"[0-9.]+", parts[3]) else None
+        gpus.append(GpuInfo(index=int(parts[0]), model=parts[1], driver=parts[2] or None, cuda=cuda,
+                            memory_mib=memory))
+    return gpus
+
+
+def _from_override(text: str) -> list[GpuInfo]:
+    try:
+        items = json.loads(text)
+        if not isinstance(items, list):
+            raise ValueError("not a list")
+        gpus = []
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise ValueError(f"item {i} is not an object")
+            memory = item.get("memory_mib", item.get("memory_total_mib"))
+            driver = item.get("driver", item.get("driver_version"))
+            cuda = item.get("cuda", item.get("cuda_version"))
+            gpus.append(GpuInfo(index=item.get("index", i), model=str(item.get("model", item.get("name", "GPU"))),
+                                driver=None if driver is None else str(driver),
+                                cuda=None if cuda is None else str(cuda),
+                                memory_mib=int(memory) if isinstance(memory, (int, float)) else None))
+    except ValueError as exc:
+        raise GpuUnavailable(f"{INVENTORY_ENV} is not a JSON list of GPU objects: {exc}") from None
+    return gpus
+
+
+@dataclass
+class GpuLease:
+    """Devices held for one run; ``release()`` (or process exit) frees them."""
+
+    devices: list[GpuInfo]
+    _fds: list[int] = field(default_factory=list)
+
+    @property
+    def visible(self) -> str:
+        """The value of CUDA_VISIBLE_DEVICES for the run."""
+        return ",".join(str(g.index) for g in self.devices)
+
+    def release(self) -> None:
+        """Give the devices back."""
+        import fcntl
+
+        for fd in self._fds:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+        self._fds.clear()
+
+
+def _lock_dir(environ: dict[str, str] | None) -> Path:
+    env = os.environ if environ is None else environ
+    given = env.get(LOCK_DIR_ENV)
+    path = Path(given) if given else Path(tempfile.gettempdir()) / f"rra-gpu-locks-{os.getuid()}"
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
+def acquire(count: int, launcher: str, gpus: Sequence[GpuInfo],
+            environ: dict[str, str] | None = None) -> GpuLease:
+    """Hold ``count`` distinct free devices of ``gpus``; GpuUnavailable when there are too few."""
+    import fcntl
+
+    if count == 0:
+        return GpuLease([])
+    if count > len(gpus):
+        raise GpuUnavailable(f"launcher {launcher!r} needs {count} GPU(s); this machine has {len(gpus)}")
+    lock_dir = _lock_dir(environ)
+    lease = GpuLease([])
+    for gpu in gpus:
+        fd = os.open(lock_dir / f"gpu-{gpu.index}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        lease.devices.append(gpu)
+        lease._fds.append(fd)
+        if len(lease.devices) == count:
+            return lease
+    free = len(lease.devices)
+    lease.release()
+    raise GpuUnavailable(f"launcher {launcher!r} needs {count} GPU(s); only {free} of {len(gpus)} are free "
+                         f"(the others are held by other runs)")

@@ -1,0 +1,88 @@
+"""Where runs go and how records are written: a fresh directory per run, atomic record files."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..model.run_record import RunRecord
+
+__all__ = ["REDACTED", "SECRET_NAME", "new_run_dir", "record_bytes", "redact", "utc_stamp", "write_atomic"]
+
+REDACTED = "[redacted]"
+#: Environment variable names whose values are never recorded.
+SECRET_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+
+
+def redact(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with the values of secret-looking names replaced by '[redacted]'.
+
+    >>> redact({"API_TOKEN": "abc", "LANG": "C.UTF-8"})
+    {'API_TOKEN': '[redacted]', 'LANG': 'C.UTF-8'}
+    """
+    return {k: (REDACTED if SECRET_NAME.search(k) else v) for k, v in env.items()}
+
+
+def utc_stamp(moment: datetime) -> str:
+    """ISO 8601 UTC with microseconds, e.g. '2026-01-31T12:00:00.123456Z'."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def new_run_dir(runs_dir: Path, launcher: str, seed: int | None, moment: datetime) -> Path:
+    """Create ``runs/<launcher>/<seed|noseed>-<UTC timestamp>/``; never reuse an existing one."""
+    parent = runs_dir / launcher
+    parent.mkdir(parents=True, exist_ok=True)
+    base = f"{'noseed' if seed is None else seed}-{moment.astimezone(timezone.utc).strftime('%Y%m%dT%H%M%S.%fZ')}"
+    for attempt in range(1000):
+        candidate = parent / (base if attempt == 0 else f"{base}-{attempt}")
+        try:
+            candidate.mkdir()
+        except FileExistsError:
+            continue
+        return candidate
+    raise FileExistsError(f"cannot create a new run directory under {parent}")
+
+
+def record_bytes(record: RunRecord) -> bytes:
+    """The record as written: JSON, two-space indent, absent optional fields omitted, but ``seed``
+    and ``exit_status`` always present (null when they have no value)."""
+    data = record.model_dump(mode="json", exclude_none=True)
+    data["seed"] = record.seed
+    data["exit_status"] = record.exit_status
+    return (json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+
+
+def write_atomic(path: Path, payload: bytes) -> None:
+    """Write ``payload`` to ``path`` through a temporary file, fsync and rename; never half-written.
+
+    Refuses to replace an existing file.
+    """
+    if path.exists():
+        raise FileExistsError(f"{path} exists; records are never overwritten")
+    fd, tmp = tempfile.mkstemp(prefix=".record-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)

@@ -1,0 +1,210 @@
+"""``rra run`` and ``rra results`` as a user runs them: real subprocesses, signals, concurrent
+GPU runs, and the digits example end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rra_tools.run.gpus import INVENTORY_ENV, LOCK_DIR_ENV
+from rra_tools.validate import validate_path
+
+from .test_run_local import make_artifact
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def rra(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "rra_tools", *args], capture_output=True, text=True,
+                          timeout=300, **kwargs)
+
+
+def records(root: Path, launcher: str) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted((root / "runs" / launcher).glob("*/record.json"))]
+
+
+@pytest.fixture()
+def art(tmp_path: Path) -> Path:
+    return make_artifact(tmp_path / "art")
+
+
+def test_run_streams_output_and_exits_0(art: Path) -> None:
+    proc = rra("run", str(art), "ok", "--seed", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert "seed 1 done acc=0.5\n" in proc.stdout
+    assert "[rra] run ok seed 1 (1/1): python ok.py 1" in proc.stderr
+    assert "[rra] ok seed 1: completed, exit 0" in proc.stderr
+    assert [r["seed"] for r in records(art, "ok")] == [1]
+
+
+def test_run_all_seeds_and_default_artifact(art: Path) -> None:
+    proc = rra("run", "ok", "--all-seeds", cwd=art)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(r["seed"] for r in records(art, "ok")) == [0, 1]
+
+
+def test_failed_run_exits_1(art: Path) -> None:
+    proc = rra("run", str(art), "fail")
+    assert proc.returncode == 1
+    assert "[rra]   process exited with status 3" in proc.stderr
+
+
+def test_usage_errors_exit_2(art: Path) -> None:
+    proc = rra("run", str(art), "nope")
+    assert proc.returncode == 2
+    assert "error: unknown launcher 'nope'; the manifest declares 'ok', " in proc.stderr
+    proc = rra("run", str(art), "missing", "--param", "colour=red")
+    assert proc.returncode == 2
+    assert "error: launcher 'missing' has no parameter 'colour' (it has 'flavour')" in proc.stderr
+    proc = rra("run", str(art), "fail", "--seed", "3")
+    assert proc.returncode == 2
+    assert "error: launcher 'fail' is not stochastic; it takes no seed" in proc.stderr
+    assert not (art / "runs").exists()
+
+
+def test_param_override_reaches_outputs(art: Path) -> None:
+    proc = rra("run", str(art), "missing", "--param", "flavour=spicy")
+    assert proc.returncode == 1
+    (record,) = records(art, "missing")
+    assert record["parameters"] == {"flavour": "spicy"}
+    assert record["missing_outputs"] == [{"id": "never", "path": "out/never-spicy.json"}]
+
+
+def test_sigint_records_interrupted(art: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "rra_tools", "run", str(art), "slow"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "ready\n"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1
+    (record,) = records(art, "slow")
+    assert record["status"] == "interrupted" and record["exit_status"] is None
+    assert record["messages"][0].startswith("interrupted after ")
+    assert "interrupted; remaining runs skipped" in err
+
+
+def test_sigterm_records_interrupted(art: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "rra_tools", "run", str(art), "slow"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "ready\n"
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=30)
+    assert proc.returncode == 1
+    (record,) = records(art, "slow")
+    assert record["status"] == "interrupted"
+
+
+def test_concurrent_gpu_runs_get_disjoint_devices(art: Path, tmp_path: Path) -> None:
+    env = dict(os.environ)
+    env[INVENTORY_ENV] = json.dumps([{"index": 0, "model": "Fake"}, {"index": 1, "model": "Fake"}])
+    env[LOCK_DIR_ENV] = str(tmp_path / "locks")
+    procs = [subprocess.Popen([sys.executable, "-m", "rra_tools", "run", str(art), "gpu"], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    try:
+        # each launcher prints its devices, then waits for the 'go' file: both hold a GPU now
+        seen = []
+        for proc in procs:
+            assert proc.stdout is not None
+            seen.append(proc.stdout.readline())
+        assert sorted(seen) == ["CUDA_VISIBLE_DEVICES=0\n", "CUDA_VISIBLE_DEVICES=1\n"]
+        third = rra("run", str(art), "gpu", env=env)
+        assert third.returncode == 1
+        assert "[rra] error: launcher 'gpu' needs 1 GPU(s); only 0 of 2 are free" in third.stderr
+    finally:
+        (art / "go").touch()
+        outs = [p.communicate(timeout=60) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    assert sorted(r["gpus"][0] for r in records(art, "gpu")) == [0, 1]
+
+
+def test_too_many_gpus_is_a_clear_error(art: Path, tmp_path: Path) -> None:
+    env = dict(os.environ)
+    env[INVENTORY_ENV] = json.dumps([{"index": 0, "model": "Fake"}])
+    env[LOCK_DIR_ENV] = str(tmp_path / "locks")
+    proc = rra("run", str(art), "gpu3", env=env)
+    assert proc.returncode == 1
+    assert "[rra] error: launcher 'gpu3' needs 3 GPU(s); this machine has 1" in proc.stderr
+
+
+def test_results_json(art: Path) -> None:
+    assert rra("run", str(art), "ok", "--all-seeds").returncode == 0
+    proc = rra("results", str(art), "--format", "json")
+    data = json.loads(proc.stdout)
+    by_id = {c["claim"]: c for c in data["claims"]}
+    assert by_id["ok-acc"]["obtained"] == pytest.approx(50.05)
+    assert by_id["ok-acc"]["inside"] is True
+    assert [v["seed"] for v in by_id["ok-acc"]["values"]] == [0, 1]
+    assert by_id["bad-acc"]["inside"] is None
+    assert by_id["bad-acc"]["problem"] == "no successful run record has a value"
+    assert proc.returncode == 1
+
+
+@pytest.mark.slow
+def test_digits_example_end_to_end(tmp_path: Path) -> None:
+    work = tmp_path / "digits"
+    shutil.copytree(REPO / "examples" / "digits-logreg", work, ignore=shutil.ignore_patterns("runs", "results"))
+    proc = rra("run", "--all", cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    assert len(list((work / "runs" / "train").glob("*/record.json"))) == 5
+    text = rra("results", cwd=work)
+    assert text.returncode == 0, text.stdout + text.stderr
+    assert "  verdict   inside\n" in text.stdout
+    assert "met: available, functional, reproduced" in text.stdout
+    result = validate_path(work)
+    assert result.levels_met == ["available", "functional", "reproduced"]
+    assert not result.diagnostics or all(d.severity.value != "error" for d in result.diagnostics)
+
+
+def test_bad_gpu_inventory_is_a_usage_error(art: Path) -> None:
+    env = dict(os.environ, **{INVENTORY_ENV: "not json"})
+    proc = rra("run", str(art), "fail", env=env)
+    assert proc.returncode == 2
+    assert "error: RRA_GPU_INVENTORY is not a JSON list of GPU objects: " in proc.stderr
+
+
+def test_run_all_follows_dependencies_and_skips_dependents_of_failures(tmp_path: Path) -> None:
+    root = tmp_path / "deps"
+    root.mkdir()
+    base = {"stochastic": False, "resources": {"timeout_s": 30, "expected_runtime_s": 1}}
+    doc = {
+        "rra_version": "1.0", "id": "deps", "title": "Dependencies",
+        "paper": {"title": "T", "authors": [{"name": "A"}]},
+        "code": {"license": "MIT", "tree": {"path": "."}},
+        "environment": {"interpreter": {"version": "3.11"}},
+        "launchers": [
+            {"id": "report", "argv": ["python", "-c", "print('report')"], "depends_on": ["train"], **base},
+            {"id": "train", "argv": ["python", "-c", "print('train')"], "depends_on": ["prep"], **base},
+            {"id": "prep", "argv": ["python", "-c", "print('prep')"], **base},
+            {"id": "broken", "argv": ["python", "-c", "raise SystemExit(2)"], **base},
+            {"id": "after-broken", "argv": ["python", "-c", "print('no')"], "depends_on": ["broken"], **base},
+        ],
+    }
+    (root / "rra.yaml").write_text(json.dumps(doc), encoding="utf-8")
+    proc = rra("run", "--all", str(root))
+    assert proc.returncode == 1
+    assert proc.stdout.split() == ["prep", "train", "report"]
+    assert "[rra] skip after-broken: dependency 'broken' did not complete" in proc.stderr
+    assert sorted(p.name for p in (root / "runs").iterdir()) == ["broken", "prep", "report", "train"]
+
+
+def test_docs_library_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    work = tmp_path / "digits"
+    shutil.copytree(REPO / "examples" / "digits-logreg", work, ignore=shutil.ignore_patterns("runs", "results"))
+    text = (REPO / "docs" / "run.md").read_text(encoding="utf-8")
+    (block,) = re.findall(r"```python\n(.*?)```", text, re.S)
+    exec(compile(block.replace('"examples/digits-logreg"', repr(str(work))), "docs/run.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert out.startswith("completed {'test-accuracy': ")

@@ -1,0 +1,323 @@
+"""The local executor against real processes: success, failure, timeout, bad outputs, clean
+environment, GPU assignment. No mocks: every launcher is a real Python process.
+
+``make_artifact`` builds a tiny artifact whose launchers each show one behaviour; the CLI
+tests in ``test_run_cli.py`` reuse it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from rra_tools.model.run_record import RunRecord
+from rra_tools.model.schema import generated_schemas
+from rra_tools.run import GpuUnavailable, RunOptions, execute, load_artifact, plan_runs
+from rra_tools.run.gpus import INVENTORY_ENV, LOCK_DIR_ENV
+
+SCRIPTS = {
+    "ok.py": """
+        import json, os, sys
+        seed = int(sys.argv[1])
+        os.makedirs("out", exist_ok=True)
+        with open(f"out/ok-{seed}.json", "w") as f:
+            json.dump({"acc": 0.5 + seed / 1000}, f)
+        with open(f"out/ok-{seed}.csv", "w") as f:
+            f.write("epoch,acc\\n1,0.25\\n2,0.5\\n")
+        print(f"seed {seed} done acc=0.5")
+        print("to stderr", file=sys.stderr)
+    """,
+    "fail.py": """
+        import sys
+        print("about to fail", file=sys.stderr)
+        sys.exit(3)
+    """,
+    "hang.py": """
+        import os, subprocess, sys, time
+        child = subprocess.Popen([sys.executable, "-c",
+            "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"])
+        with open("pids.txt", "w") as f:
+            f.write(f"{os.getpid()} {child.pid}")
+        time.sleep(60)
+    """,
+    "malformed.py": """
+        import os
+        os.makedirs("out", exist_ok=True)
+        with open("out/bad.json", "w") as f:
+            f.write("{not json")
+    """,
+    "missing.py": """
+        print("writes nothing")
+    """,
+    "envdump.py": """
+        import json, os
+        os.makedirs("out", exist_ok=True)
+        with open("out/env.json", "w") as f:
+            json.dump(dict(os.environ), f)
+    """,
+    "gpu.py": """
+        import os, time
+        print("CUDA_VISIBLE_DEVICES=" + os.environ.get("CUDA_VISIBLE_DEVICES", ""), flush=True)
+        deadline = time.monotonic() + 20
+        while not os.path.exists("go") and time.monotonic() < deadline:  # a barrier the test opens
+            time.sleep(0.02)
+    """,
+    "slow.py": """
+        import time
+        print("ready", flush=True)
+        time.sleep(30)
+    """,
+}
+
+
+def _launcher(ident: str, argv: list[str], **extra: Any) -> dict[str, Any]:
+    resources = {"timeout_s": 30, "expected_runtime_s": 1, **extra.pop("resources", {})}
+    return {"id": ident, "argv": argv, "stochastic": False, "resources": resources, **extra}
+
+
+def manifest() -> dict[str, Any]:
+    """A small valid manifest with one launcher per behaviour under test."""
+    fp = {"hardware": "x86_64", "software": "cpython"}
+    return {
+        "rra_version": "1.0",
+        "id": "tiny",
+        "title": "Tiny artifact for run tests",
+        "paper": {"title": "Tiny", "authors": [{"name": "Test"}]},
+        "code": {"license": "MIT", "tree": {"path": "."}},
+        "environment": {"interpreter": {"version": "3.11"}},
+        "launchers": [
+            _launcher("ok", ["python", "ok.py", "{seed}"], stochastic=True, seeds=[0, 1],
+                      outputs=[{"id": "scores", "path": "out/ok-{seed}.json", "format": "json"},
+                               {"id": "table", "path": "out/ok-{seed}.csv", "format": "csv"},
+                               {"id": "dir", "path": "out", "format": "directory"}]),
+            _launcher("fail", ["python", "fail.py"]),
+            _launcher("hang", ["python", "hang.py"], resources={"timeout_s": 2}),
+            _launcher("malformed", ["python", "malformed.py"],
+                      outputs=[{"id": "m", "path": "out/bad.json", "format": "json"}]),
+            _launcher("missing", ["python", "missing.py"],
+                      outputs=[{"id": "never", "path": "out/never-{flavour}.json", "format": "json"}],
+                      parameters={"flavour": {"type": "str", "default": "plain"}}),
+            _launcher("envdump", ["python", "envdump.py"], env={"API_TOKEN": "s3cret", "MODE": "x"},
+                      outputs=[{"id": "env", "path": "out/env.json", "format": "json"}]),
+            _launcher("gpu", ["python", "gpu.py"], resources={"gpus": 1}),
+            _launcher("gpu3", ["python", "gpu.py"], resources={"gpus": 3}),
+            _launcher("slow", ["python", "slow.py"], resources={"timeout_s": 60}),
+            _launcher("nosuch", ["definitely-not-a-command-rra"]),
+        ],
+        "claims": [
+            {"id": "ok-acc", "paper_location": {"table": "1"}, "launcher": "ok",
+             "metric": {"name": "accuracy", "unit": "%", "direction": "higher"},
+             "extract": {"output": "scores", "json_pointer": "/acc", "scale": 100},
+             "reported": {"value": 50.0, "precision": 1},
+             "reference": {"observations": [{"value": v, "seed": s, "fingerprint": fp}
+                                            for s, v in enumerate([50.0, 50.1, 50.05])]}},
+            {"id": "ok-csv", "paper_location": {"table": "1"}, "launcher": "ok",
+             "metric": {"name": "accuracy", "unit": "", "direction": "higher"},
+             "extract": {"output": "table", "csv": {"column": "acc", "where": {"epoch": "2"}}},
+             "reported": {"value": 0.5, "precision": 2},
+             "reference": {"observations": [{"value": 0.5, "seed": s, "fingerprint": fp} for s in range(3)]}},
+            {"id": "bad-acc", "paper_location": {"table": "2"}, "launcher": "malformed",
+             "metric": {"name": "accuracy", "unit": "", "direction": "higher"},
+             "extract": {"output": "m", "json_pointer": "/acc"},
+             "reported": {"value": 1.0, "precision": 1},
+             "reference": {"observations": [{"value": 1.0, "seed": s, "fingerprint": fp} for s in range(3)]}},
+        ],
+    }
+
+
+def make_artifact(root: Path) -> Path:
+    """Write the tiny artifact into ``root`` and return it."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "rra.yaml").write_text(json.dumps(manifest(), indent=1), encoding="utf-8")
+    for name, body in SCRIPTS.items():
+        (root / name).write_text(textwrap.dedent(body).lstrip(), encoding="utf-8")
+    return root
+
+
+def run_one(root: Path, launcher: str, seed: int | None = None, **options: Any) -> Any:
+    artifact = load_artifact(root)
+    (plan,) = plan_runs(artifact, launcher, seed=seed)
+    options.setdefault("kill_grace_s", 0.5)
+    options.setdefault("gpus", [])
+    return execute(plan, RunOptions(**options))
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie counts as dead)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def read_record(result: Any) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(result.record_path.read_text(encoding="utf-8"))
+    schema = json.loads(generated_schemas()["rra-run-record-1.0.schema.json"])
+    jsonschema.Draft202012Validator(schema).validate(data)
+    RunRecord.model_validate(data)
+    return data
+
+
+@pytest.fixture()
+def art(tmp_path: Path) -> Path:
+    return make_artifact(tmp_path / "art")
+
+
+def test_success_records_outputs_logs_and_metrics(art: Path) -> None:
+    seen: list[tuple[str, bytes]] = []
+    result = run_one(art, "ok", seed=1, on_output=lambda s, b: seen.append((s, b)))
+    data = read_record(result)
+    assert result.successful
+    assert data["status"] == "completed" and data["exit_status"] == 0 and data["seed"] == 1
+    assert data["argv"] == ["python", "ok.py", "1"]
+    assert data["metrics"] == {"ok-acc": pytest.approx(50.1), "ok-csv": 0.5}
+    assert [o["id"] for o in data["outputs"]] == ["scores", "table", "dir"]
+    assert data["outputs"][0]["path"] == "out/ok-1.json" and data["outputs"][0]["size"] > 0
+    assert data["missing_outputs"] == [] and data["messages"] == []
+    assert [(log["stream"], log["path"]) for log in data["logs"]] == [("stdout", "stdout.log"),
+                                                                     ("stderr", "stderr.log")]
+    assert (result.directory / "stdout.log").read_text() == "seed 1 done acc=0.5\n"
+    assert b"".join(b for s, b in seen if s == "stderr") == b"to stderr\n"
+    # layout: runs/<launcher>/<seed>-<timestamp>/, and only record.json is JSON
+    assert result.directory.parent == art / "runs" / "ok"
+    assert result.directory.name.startswith("1-")
+    assert sorted(p.name for p in result.directory.iterdir()) == ["record.json", "stderr.log", "stdout.log"]
+    assert data["host"]["python"].startswith("cpython") and len(data["host"]["packages_digest"]) == 64
+
+
+def test_each_run_gets_a_new_directory(art: Path) -> None:
+    first = run_one(art, "ok", seed=0)
+    first_bytes = first.record_path.read_bytes()
+    second = run_one(art, "ok", seed=0)
+    assert first.directory != second.directory
+    assert first.record_path.read_bytes() == first_bytes
+    assert sorted(p.name for p in (art / "runs").rglob("*.json")) == ["record.json", "record.json"]
+
+
+def test_non_zero_exit_is_recorded(art: Path) -> None:
+    result = run_one(art, "fail")
+    data = read_record(result)
+    assert not result.successful
+    assert data["status"] == "completed" and data["exit_status"] == 3 and data["seed"] is None
+    assert "process exited with status 3" in data["messages"]
+    assert (result.directory / "stderr.log").read_text() == "about to fail\n"
+
+
+def test_timeout_kills_the_whole_process_group(art: Path) -> None:
+    start = time.monotonic()
+    result = run_one(art, "hang")
+    elapsed = time.monotonic() - start
+    data = read_record(result)
+    assert data["status"] == "timeout" and data["exit_status"] is None
+    assert data["messages"][0].startswith("timed out after 2 s; process group stopped with SIG")
+    assert elapsed < 10
+    leader, grandchild = map(int, (art / "pids.txt").read_text().split())
+    deadline = time.monotonic() + 5
+    while (alive(leader) or alive(grandchild)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(leader)
+    assert not alive(grandchild), "the grandchild (which ignores SIGTERM) survived the timeout"
+
+
+def test_malformed_output_fails_with_a_message(art: Path) -> None:
+    result = run_one(art, "malformed")
+    data = read_record(result)
+    assert data["status"] == "failed" and data["exit_status"] == 0
+    assert data["metrics"] == {}
+    assert len(data["messages"]) == 1
+    assert data["messages"][0].startswith("claim 'bad-acc': output 'm' (out/bad.json) is not valid JSON: ")
+
+
+def test_missing_declared_output_fails(art: Path) -> None:
+    result = run_one(art, "missing")
+    data = read_record(result)
+    assert data["status"] == "failed" and data["exit_status"] == 0
+    assert data["missing_outputs"] == [{"id": "never", "path": "out/never-plain.json"}]
+    assert data["messages"] == ["declared output 'never' (out/never-plain.json) was not produced"]
+
+
+def test_command_that_cannot_start_is_failed(art: Path) -> None:
+    data = read_record(run_one(art, "nosuch"))
+    assert data["status"] == "failed" and data["exit_status"] is None
+    assert data["messages"][0].startswith("cannot start 'definitely-not-a-command-rra': ")
+
+
+def test_clean_environment_and_redaction(art: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LEAKY_VARIABLE", "should-not-leak")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "nope")
+    result = run_one(art, "envdump")
+    seen = json.loads((art / "out" / "env.json").read_text())
+    assert set(seen) == {"PATH", "HOME", "LANG", "LC_ALL", "API_TOKEN", "MODE"}
+    assert seen["API_TOKEN"] == "s3cret" and seen["MODE"] == "x"
+    assert seen["LANG"] == seen["LC_ALL"] == "C.UTF-8"
+    assert seen["PATH"].endswith(":/usr/bin:/bin")
+    assert not Path(seen["HOME"]).exists(), "the temporary HOME is removed after the run"
+    data = read_record(result)
+    assert data["environment"]["API_TOKEN"] == "[redacted]"
+    assert data["environment"]["MODE"] == "x"
+    assert "s3cret" not in result.record_path.read_text()
+
+
+def _fake_gpus(n: int) -> str:
+    return json.dumps([{"index": i, "model": "Fake GPU", "driver": "550.0", "cuda": "12.4",
+                        "memory_mib": 81920} for i in range(n)])
+
+
+def test_gpu_request_larger_than_inventory_is_refused(art: Path, tmp_path: Path) -> None:
+    environ = {INVENTORY_ENV: _fake_gpus(2), LOCK_DIR_ENV: str(tmp_path / "locks")}
+    with pytest.raises(GpuUnavailable, match=r"^launcher 'gpu3' needs 3 GPU\(s\); this machine has 2$"):
+        run_one(art, "gpu3", gpus=None, environ=environ)
+    assert not (art / "runs" / "gpu3").exists()
+
+
+def test_gpu_assignment_is_recorded(art: Path, tmp_path: Path) -> None:
+    environ = {INVENTORY_ENV: _fake_gpus(2), LOCK_DIR_ENV: str(tmp_path / "locks")}
+    (art / "go").touch()
+    result = run_one(art, "gpu", gpus=None, environ=environ)
+    data = read_record(result)
+    assert data["gpus"] == [0]
+    assert data["environment"]["CUDA_VISIBLE_DEVICES"] == "0"
+    assert (result.directory / "stdout.log").read_text() == "CUDA_VISIBLE_DEVICES=0\n"
+    assert data["host"]["gpus"][1] == {"index": 1, "model": "Fake GPU", "driver": "550.0", "cuda": "12.4",
+                                       "memory_mib": 81920}
+
+
+def test_records_written_by_runs_feed_the_validator(art: Path) -> None:
+    from rra_tools.validate import validate_path
+
+    run_one(art, "ok", seed=0)
+    run_one(art, "fail")
+    result = validate_path(art)
+    assert not [d for d in result.diagnostics if d.code == "RRA602"]
+    assert os.path.isdir(art / "runs" / "fail")
+
+
+def test_stale_output_from_an_earlier_run_does_not_count(art: Path) -> None:
+    stale = art / "out" / "never-plain.json"
+    stale.parent.mkdir()
+    stale.write_text("{}")
+    an_hour_ago = time.time() - 3600
+    os.utime(stale, (an_hour_ago, an_hour_ago))
+    data = read_record(run_one(art, "missing"))
+    assert data["status"] == "failed"
+    assert data["messages"] == ["declared output 'never' (out/never-plain.json) was not written by this run "
+                                "(last modified before it started)"]
+
+
+def test_run_records_directory_must_stay_inside(art: Path, tmp_path: Path) -> None:
+    from rra_tools.run import ArtifactError
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (art / "runs").symlink_to(outside)
+    with pytest.raises(ArtifactError, match=r"^evidence.run_records 'runs' leaves the artifact root$"):
+        run_one(art, "fail")
+    assert list(outside.iterdir()) == []

@@ -1,0 +1,32 @@
+"""`rra validate` stays fast to start: no pydantic, no format-checking grammars, no heavy layers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PROBE = """
+import sys
+from rra_tools.cli.main import main
+try:
+    main(["validate", "--format", "json", sys.argv[1]])
+except SystemExit as exit:
+    code = exit.code
+import json
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+
+def test_validate_imports_only_what_it_needs() -> None:
+    proc = subprocess.run([sys.executable, "-c", PROBE, str(ROOT / "examples" / "digits-logreg")],
+                          capture_output=True, text=True, check=False)
+    probe = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert probe["code"] == 0, proc.stdout
+    loaded = set(probe["modules"])
+    heavy = {"pydantic", "pydantic_core", "rfc3987_syntax", "lark", "cyclonedx", "docker", "oras", "submitit",
+             "numpy", "rra_tools.model.manifest", "rra_tools.run", "rra_tools.env"}
+    assert not heavy & loaded, f"rra validate imported {sorted(heavy & loaded)}"
