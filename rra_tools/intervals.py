@@ -119,7 +119,8 @@ def acceptance_interval(values: Sequence[float], precision: int) -> Interval:
     if n < 2:
         raise ValueError(f"an interval needs at least 2 observations, got {n}")
     mean = math.fsum(values) / n
-    variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    # d * d, not d ** 2: an overflow gives inf (a useless but harmless interval) instead of raising.
+    variance = math.fsum((v - mean) * (v - mean) for v in values) / (n - 1)
     spread = t_quantile(0.975, n - 1) * math.sqrt(variance) * math.sqrt(1.0 + 1.0 / n)
     floor = 0.5 * 10.0 ** (-precision)
     return Interval(mean, max(spread, floor), spread, floor, n)

@@ -120,6 +120,15 @@ def conformance_run(impl: str | None, tags: str | None, strict_codes: bool, juni
 
 # Commands of later layers register below, one line each: cli.add_command(<command>). Their
 # modules import only click at module level so that `rra --help` stays fast.
+from .run_cmd import results_command, run_command  # noqa: E402
+
+cli.add_command(run_command)
+cli.add_command(results_command)
+from .env_cmd import env as env_group, lock as lock_command, sbom as sbom_command  # noqa: E402
+
+cli.add_command(lock_command)
+cli.add_command(env_group)
+cli.add_command(sbom_command)
 
 
 def main(argv: list[str] | None = None) -> Any:

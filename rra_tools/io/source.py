@@ -191,6 +191,16 @@ class _YamlBuilder:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        # The empty line after a final newline exists (an editor shows it); nothing beyond it does.
+        self._last_line = text.count("\n") + 1
+        # libyaml treats NEL, LS and PS as line breaks (YAML 1.1); in YAML 1.2 they are ordinary
+        # characters. They are swapped for private-use stand-ins of the same length before
+        # parsing and swapped back in every scalar, so comments, lines and columns stay right.
+        self._parse_text = text
+        self._restore: dict[int, int] | None = None
+        if any(ch in text for ch in _YAML11_BREAKS) and not any(ch in text for ch in _STAND_INS):
+            self._parse_text = text.translate(_TO_STAND_IN)
+            self._restore = _FROM_STAND_IN
         self.positions: dict[int, dict[Any, Position]] = {}
         self.problems: list[Problem] = []
         self.anchors: dict[str, tuple[Any, int]] = {}
@@ -213,9 +223,9 @@ class _YamlBuilder:
         except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             what = exc.problem or exc.context or "malformed YAML"
+            line, column = self._pos(mark) if mark else (None, None)
             raise LoadError(Problem(
-                "RRA002", f"YAML syntax error: {what}",
-                mark.line + 1 if mark else None, mark.column + 1 if mark else None,
+                "RRA002", f"YAML syntax error: {what}", line, column,
                 _syntax_hint(str(what)))) from None
         return SourceDocument(text=self.text, data=data, problems=self.problems, _positions=self.positions)
 
@@ -224,11 +234,11 @@ class _YamlBuilder:
         try:
             from ruamel.yaml.cyaml import CSafeLoader
 
-            loader = CSafeLoader(self.text)
+            loader = CSafeLoader(self._parse_text)
         except ImportError:  # pragma: no cover - the C extension is a dependency on CPython
             from ruamel.yaml.loader import SafeLoader
 
-            loader = SafeLoader(self.text)
+            loader = SafeLoader(self._parse_text)
         try:
             while True:
                 event = loader.get_event()
@@ -249,8 +259,7 @@ class _YamlBuilder:
             kind = type(event)
             if kind is ev.ScalarEvent or kind is ev.AliasEvent or kind is ev.MappingStartEvent \
                     or kind is ev.SequenceStartEvent:
-                mark = event.start_mark
-                pos = (mark.line + 1, mark.column + 1)
+                pos = self._pos(event.start_mark)
                 if stack and stack[-1][1] == "map" and stack[-1][2] is _NO_KEY:
                     self._take_key(stack[-1], event, pos)
                     continue
@@ -285,14 +294,22 @@ class _YamlBuilder:
             elif kind is ev.DocumentStartEvent:
                 documents += 1
                 if documents > 1:
-                    mark = event.start_mark
                     raise LoadError(Problem("RRA002", "file holds more than one YAML document",
-                                            mark.line + 1, mark.column + 1,
+                                            *self._pos(event.start_mark),
                                             "a manifest is a single document: remove the '---' separator"))
         if root is _NO_KEY:
             raise LoadError(Problem("RRA003", "manifest is empty", 1, 1,
                                     "start from 'rra init' or an example in examples/"))
         return root
+
+    def _pos(self, mark: Any) -> tuple[int, int]:
+        """1-based line and column of a libyaml mark, never past the end of the text (an error
+        at the end of input points at the last line)."""
+        line, column = mark.line + 1, mark.column + 1
+        if line > self._last_line >= 1:
+            tail = self.text.rsplit("\n", 1)[-1]
+            line, column = self._last_line, len(tail) + 1
+        return line, column
 
     def _check_collection_tag(self, event: Any, pos: tuple[int, int], mapping: bool) -> None:
         tag = event.tag
@@ -310,7 +327,7 @@ class _YamlBuilder:
         if type(event) is not ev.ScalarEvent:
             raise LoadError(Problem("RRA002", "mapping keys must be plain strings, not collections or aliases",
                                     *pos, "quote the key"))
-        frame[2] = event.value
+        frame[2] = event.value if self._restore is None else event.value.translate(self._restore)
         frame[3] = pos
 
     def _attach(self, stack: list[list[Any]], value: Any, size: int, new: int, pos: tuple[int, int],
@@ -345,7 +362,7 @@ class _YamlBuilder:
         return root
 
     def _scalar(self, event: Any, pos: tuple[int, int]) -> Any:
-        value: str = event.value
+        value: str = event.value if self._restore is None else event.value.translate(self._restore)
         tag = event.tag
         if tag is None or tag == "!":
             if not event.implicit[0] or not value or value[0] not in _MAYBE_TYPED:
@@ -372,6 +389,12 @@ class _YamlBuilder:
             pass
         raise LoadError(Problem("RRA002", f"unsupported YAML tag {event.tag!r} on value {value!r}", *pos,
                                 "the standard uses plain YAML: remove the tag"))
+
+
+_YAML11_BREAKS = "\x85\u2028\u2029"
+_STAND_INS = "\ue085\ue028\ue029"
+_TO_STAND_IN = str.maketrans(_YAML11_BREAKS, _STAND_INS)
+_FROM_STAND_IN = str.maketrans(_STAND_INS, _YAML11_BREAKS)
 
 
 class _NoKey:

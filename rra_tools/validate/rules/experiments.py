@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...intervals import Interval, acceptance_interval
-from ..context import Context, Finding, Pointer
+from ..context import Context, Finding, Pointer, strings
 from . import check
 
 __all__ = ["claim_interval", "observation_values"]
@@ -78,8 +78,7 @@ def observations(ctx: Context) -> Iterator[Finding]:
     for _, launcher in ctx.items("launchers"):
         if isinstance(launcher.get("id"), str) and isinstance(launcher.get("seeds"), list):
             seeds_of[launcher["id"]] = {s for s in launcher["seeds"] if _int(s) is not None}
-    explained = {ref for _, d in ctx.items("discrepancies") for ref in (d.get("claims") or [])
-                 if isinstance(ref, str)}
+    explained = {ref for _, d in ctx.items("discrepancies") for _, ref in strings(d.get("claims"))}
     for i, claim in ctx.items("claims"):
         base: Pointer = ("claims", i)
         reference = claim.get("reference")
@@ -100,7 +99,8 @@ def observations(ctx: Context) -> Iterator[Finding]:
             yield Finding("RRA504", f"reported value {reported_value!r} is not finite", (*base, "reported", "value"))
         values = observation_values(claim)
         seen: dict[int, int] = {}
-        launcher_seeds = seeds_of.get(claim.get("launcher"))  # type: ignore[arg-type]
+        launcher_id = claim.get("launcher")
+        launcher_seeds = seeds_of.get(launcher_id) if isinstance(launcher_id, str) else None
         for j, value, seed in values:
             pointer = (*base, "reference", "observations", j)
             if not math.isfinite(value):
@@ -118,8 +118,9 @@ def observations(ctx: Context) -> Iterator[Finding]:
         interval = claim_interval(claim)
         if interval is None:
             continue
+        claim_id = claim.get("id")
         if reported_value is not None and math.isfinite(reported_value) and not interval.contains(reported_value) \
-                and claim.get("id") not in explained:
+                and not (isinstance(claim_id, str) and claim_id in explained):
             yield Finding("RRA506", f"reported value {reported_value:g} lies outside the reference interval "
                           f"[{interval.low:.6g}, {interval.high:.6g}]", (*base, "reported", "value"),
                           "record a discrepancy that lists this claim, or check the observations")

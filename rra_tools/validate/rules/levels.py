@@ -120,6 +120,8 @@ def level_reasons(ctx: Context) -> dict[str, list[str]]:
 
 def _claim_reason(claim: Mapping[str, Any], good: Mapping[str, list[Mapping[str, Any]]]) -> Iterator[str]:
     ident, launcher = claim.get("id"), claim.get("launcher")
+    if not isinstance(ident, str):
+        return  # the schema layer reports the malformed id
     values = []
     for record in good.get(launcher, []) if isinstance(launcher, str) else []:
         metrics = record.get("metrics")

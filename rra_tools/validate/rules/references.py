@@ -51,7 +51,7 @@ def unknown_references(ctx: Context) -> Iterator[Finding]:
             if extract["output"] not in own:
                 yield _ref(f"output of launcher {launcher_id!r},", extract["output"], own,
                            ("claims", i, "extract", "output"))
-    patch_paths = {p.get("path") for _, p in ctx.items("patches", ctx.section("code"))}
+    patch_paths = {p["path"] for _, p in ctx.items("patches", ctx.section("code")) if isinstance(p.get("path"), str)}
     for i, patch in ctx.items("patches", ctx.section("code")):
         change = patch.get("change")
         if isinstance(change, str) and change not in changes:

@@ -1,0 +1,149 @@
+"""Build a virtual environment from a lock, hash-checked, in a cache keyed by the lock's digest.
+
+The environment lives in ``<cache>/envs/<sha256[:16]>`` (cache: ``RRA_CACHE_DIR``, else
+``~/.cache/rra``). Its marker file ``.rra-env.json`` is written last, atomically: a directory
+without it is an interrupted build and is rebuilt; one with it is reused as is.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..io.digest import sha256_file
+from .artifact import write_atomic
+from .locks import LockFile, read_lock
+from .resolve import find_uv
+
+__all__ = ["CACHE_VAR", "MARKER", "CreateError", "CreatedEnv", "cache_root", "create_env", "hashed_requirements"]
+
+#: Environment variable naming the cache directory.
+CACHE_VAR = "RRA_CACHE_DIR"
+#: File that marks a complete environment; written last.
+MARKER = ".rra-env.json"
+
+
+class CreateError(Exception):
+    """The environment could not be built; the message says why."""
+
+
+@dataclass(frozen=True)
+class CreatedEnv:
+    """A built (or reused) environment."""
+
+    path: Path
+    python: Path
+    lock_sha256: str
+    reused: bool
+    packages: int
+
+
+def cache_root() -> Path:
+    """The cache directory: ``$RRA_CACHE_DIR``, else ``~/.cache/rra``."""
+    configured = os.environ.get(CACHE_VAR)
+    if configured:
+        return Path(configured)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "rra"
+
+
+def hashed_requirements(lock: LockFile) -> str:
+    """The lock as pip requirements, every line ``name==version [; marker] --hash=...`` (for --require-hashes)."""
+    if lock.format == "conda-lock":
+        raise CreateError(f"{lock.path}: a conda-lock lock holds conda packages, which pip and uv cannot "
+                          "install; use 'conda-lock install' for it")
+    lines = []
+    problems = []
+    for package in lock.packages:
+        if package.source in ("directory", "vcs") or not package.hashes or package.version is None:
+            where = f"{lock.path}:{package.line}" if package.line else lock.path
+            problems.append(f"{where}: {package.name} ({package.source} {package.location or ''}) has no "
+                            "hashes and cannot be installed hash-checked".replace(" )", ")"))
+            continue
+        marker = f" ; {package.marker}" if package.marker else ""
+        hashes = " ".join(f"--hash={alg}:{digest}" for alg, digest in package.hashes)
+        lines.append(f"{package.name}=={package.version}{marker} {hashes}")
+    if problems:
+        raise CreateError("\n".join(problems))
+    return "\n".join(lines) + "\n"
+
+
+def create_env(lock_path: Path, fmt: str, *, python: str | None = None, cache: Path | None = None,
+               expected_sha256: str | None = None, display: str | None = None) -> CreatedEnv:
+    """Build (or reuse) the environment for the lock at ``lock_path``; refuse when hashes do not match."""
+    shown = display or str(lock_path)
+    try:
+        digest = sha256_file(lock_path)
+    except OSError as exc:
+        raise CreateError(f"cannot read the lock file {shown!r}: {exc.strerror or exc}") from None
+    if expected_sha256 is not None and digest != expected_sha256:
+        raise CreateError(f"lock file {shown!r} has sha256 {digest!r}, the manifest records {expected_sha256!r}; "
+                          "refusing to build from a lock the manifest does not pin (run 'rra lock' to re-record)")
+    root = (cache or cache_root()) / "envs"
+    target = root / digest[:16]
+    marker = target / MARKER
+    existing = _read_marker(marker, digest)
+    if existing is not None:
+        return CreatedEnv(path=target, python=target / "bin" / "python", lock_sha256=digest, reused=True,
+                          packages=existing)
+    lock = read_lock(lock_path, fmt, display=shown)
+    requirements = hashed_requirements(lock)
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / f"{digest[:16]}.lock", "w") as guard:
+        fcntl.flock(guard, fcntl.LOCK_EX)  # one builder per environment; others wait and then reuse
+        existing = _read_marker(marker, digest)
+        if existing is not None:
+            return CreatedEnv(path=target, python=target / "bin" / "python", lock_sha256=digest, reused=True,
+                              packages=existing)
+        if target.exists():
+            shutil.rmtree(target)  # an interrupted build: no marker
+        uv = find_uv()
+        venv_args = [uv, "venv", "--quiet", "--no-python-downloads", "--python", python or sys.executable,
+                     str(target)]
+        try:
+            _run(venv_args, f"creating the virtual environment in {target}")
+            with tempfile.NamedTemporaryFile("w", suffix=".txt", prefix="rra-hashed-", delete=False) as handle:
+                handle.write(requirements)
+            try:
+                _run([uv, "pip", "install", "--quiet", "--python", str(target / "bin" / "python"),
+                      "--require-hashes", "--no-deps", "-r", handle.name],
+                     f"installing the packages of {shown} (hash-checked)")
+            finally:
+                os.unlink(handle.name)
+        except BaseException:
+            shutil.rmtree(target, ignore_errors=True)  # never leave a half-built environment behind
+            raise
+        record = {"lock_sha256": digest, "lock": shown, "format": fmt, "packages": len(lock.packages),
+                  "python": python or sys.executable}
+        write_atomic(marker, (json.dumps(record, sort_keys=True, indent=2) + "\n").encode("utf-8"))
+    return CreatedEnv(path=target, python=target / "bin" / "python", lock_sha256=digest, reused=False,
+                      packages=len(lock.packages))
+
+
+def _read_marker(marker: Path, digest: str) -> int | None:
+    try:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("lock_sha256") != digest:
+        return None
+    packages = data.get("packages", 0)
+    return packages if isinstance(packages, int) else 0
+
+
+def _run(argv: list[str], what: str) -> None:
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False,
+                          env={**os.environ, "UV_NO_PROGRESS": "1"})
+    if proc.returncode != 0:
+        detail = proc.stderr.strip()[-3000:]
+        if "hash mismatch" in detail.lower():
+            raise CreateError(f"{what}: refused, a downloaded file does not match the lock's hash; "
+                              f"the lock or the index is not what was locked.\n{detail}")
+        raise CreateError(f"{what} failed:\n{detail}")
