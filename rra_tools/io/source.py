@@ -223,9 +223,9 @@ class _YamlBuilder:
         except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             what = exc.problem or exc.context or "malformed YAML"
-            line, column = self._pos(mark) if mark else (None, None)
+            where: tuple[int | None, int | None] = self._pos(mark) if mark else (None, None)
             raise LoadError(Problem(
-                "RRA002", f"YAML syntax error: {what}", line, column,
+                "RRA002", f"YAML syntax error: {what}", *where,
                 _syntax_hint(str(what)))) from None
         return SourceDocument(text=self.text, data=data, problems=self.problems, _positions=self.positions)
 
