@@ -7,10 +7,10 @@ import hashlib
 import os
 import time
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-__all__ = ["CHUNK_SIZE", "hash_files", "sha256_file"]
+__all__ = ["CHUNK_SIZE", "DigestPool", "hash_files", "sha256_file"]
 
 #: Bytes read per call; large enough that the per-call overhead vanishes next to hashing.
 CHUNK_SIZE = 1024 * 1024
@@ -34,28 +34,53 @@ def sha256_file(path: Path, deadline: float | None = None) -> str:
     return digest.hexdigest()
 
 
-def hash_files(paths: Iterable[Path], workers: int | None = None,
-                deadline: float | None = None) -> dict[Path, str | OSError]:
-    """Hash every path, in parallel; each value is the hex digest or the error that stopped it
-    (TimeoutError for files not finished before ``deadline``, a ``time.monotonic()`` value)."""
+class DigestPool:
+    """Hash files on worker threads as they are submitted, so hashing overlaps whatever the
+    caller does meanwhile (e.g. resolving the next paths). Use as a context manager."""
 
-    def _one(path: Path) -> str | OSError:
+    def __init__(self, workers: int | None = None, deadline: float | None = None) -> None:
+        self._workers = workers if workers is not None else min(32, 2 * (os.cpu_count() or 1))
+        self._deadline = deadline
+        self._pool: ThreadPoolExecutor | None = None
+        self._futures: dict[Path, Future[str | OSError]] = {}
+
+    def __enter__(self) -> DigestPool:
+        self._pool = ThreadPoolExecutor(max_workers=max(1, self._workers))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def _one(self, path: Path) -> str | OSError:
         try:
-            return sha256_file(path, deadline)
+            return sha256_file(path, self._deadline)
         except OSError as exc:
             return exc
 
+    def submit(self, path: Path) -> None:
+        """Start hashing ``path`` (once, however often it is submitted)."""
+        if self._pool is None:
+            raise RuntimeError("DigestPool used outside its 'with' block")
+        if path not in self._futures:
+            self._futures[path] = self._pool.submit(self._one, path)
+
+    def results(self) -> dict[Path, str | OSError]:
+        """Wait for every submitted file; each value is the hex digest or the error that stopped it."""
+        return {path: future.result() for path, future in self._futures.items()}
+
+
+def hash_files(paths: Iterable[Path], workers: int | None = None,
+               deadline: float | None = None) -> dict[Path, str | OSError]:
+    """Hash every path, in parallel; each value is the hex digest or the error that stopped it
+    (TimeoutError for files not finished before ``deadline``, a ``time.monotonic()`` value)."""
     unique = list(dict.fromkeys(paths))
-    if not unique:
-        return {}
-    if workers is None:
-        workers = min(32, 2 * (os.cpu_count() or 1))
-    if len(unique) == 1 or workers <= 1:
-        return {p: _one(p) for p in unique}
     # Largest first, so a big file does not start last and leave other threads idle.
     unique.sort(key=_size, reverse=True)
-    with ThreadPoolExecutor(max_workers=min(workers, len(unique))) as pool:
-        return dict(zip(unique, pool.map(_one, unique)))
+    with DigestPool(min(workers or 32, len(unique)) if workers else None, deadline) as pool:
+        for path in unique:
+            pool.submit(path)
+        return pool.results()
 
 
 def _size(path: Path) -> int:

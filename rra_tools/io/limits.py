@@ -4,7 +4,8 @@ from __future__ import annotations
 
 __all__ = ["MAX_DEPTH", "MAX_MANIFEST_BYTES", "MAX_NODES"]
 
-#: Largest manifest file read, in bytes (16 MiB): a 10,000-launcher manifest is about 3 MiB.
+#: Largest manifest file read, in bytes (16 MiB): 10,000 launchers and 10,000 claims with five
+#: observations each come to about 15 MiB of compact JSON.
 MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 
 #: Most nodes a document may hold once aliases are expanded; stops "billion laughs".

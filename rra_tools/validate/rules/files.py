@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...io.digest import hash_files
+from ...io.digest import DigestPool
 from ...io.paths import PathIssue, lexical_issue, resolve_inside
 from ..context import Context, Finding, Pointer, strings
 from . import check
@@ -86,6 +86,12 @@ def files(ctx: Context) -> list[Finding]:
 
 
 def _file_findings(ctx: Context) -> Iterator[Finding]:
+    # Hashing starts as soon as a file resolves, overlapping the checks of the paths after it.
+    with DigestPool(deadline=ctx.deadline) as pool:
+        yield from _check_paths(ctx, pool)
+
+
+def _check_paths(ctx: Context, pool: DigestPool) -> Iterator[Finding]:
     to_hash: list[tuple[PathRef, Path]] = []
     for ref in path_refs(ctx):
         issue = lexical_issue(ref.path)
@@ -118,7 +124,8 @@ def _file_findings(ctx: Context) -> Iterator[Finding]:
                     continue
             if ref.sha256 is not None:
                 to_hash.append((ref, resolved.path))
-    digests = hash_files((p for _, p in to_hash), deadline=ctx.deadline)
+                pool.submit(resolved.path)
+    digests = pool.results()
     ctx.memo["digests"] = digests
     for ref, path in to_hash:
         digest = digests[path]
