@@ -46,6 +46,7 @@ def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, selec
                  extend_select: str | None, ignore: str | None, config_file: str | None,
                  color: bool | None, output: str | None) -> int:
     """Validate ``paths`` and write the report; return the exit code."""
+    from ..io.limits import MAX_MANIFEST_BYTES
     from ..validate.api import validate_bytes, validate_path
     from ..validate.reporters import render
 
@@ -59,7 +60,9 @@ def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, selec
     report = ValidationReport()
     for path in paths:
         if path == "-":
-            result = validate_bytes(sys.stdin.buffer.read(), name="<stdin>", root=Path.cwd(), config=config)
+            # One byte over the cap is enough to refuse; never buffer an unbounded stream.
+            raw = sys.stdin.buffer.read(MAX_MANIFEST_BYTES + 1)
+            result = validate_bytes(raw, name="<stdin>", root=Path.cwd(), config=config)
             result.input = "-"
         else:
             result = validate_path(path, config=config)

@@ -224,9 +224,11 @@ class _YamlBuilder:
             mark = exc.problem_mark or exc.context_mark
             what = exc.problem or exc.context or "malformed YAML"
             where: tuple[int | None, int | None] = self._pos(mark) if mark else (None, None)
+            line_text = self.text.split("\n")[where[0] - 1] if where[0] else ""
+            tabbed = "\t" in line_text[: len(line_text) - len(line_text.lstrip(" \t"))]
             raise LoadError(Problem(
                 "RRA002", f"YAML syntax error: {what}", *where,
-                _syntax_hint(str(what)))) from None
+                _syntax_hint("tab" if tabbed else str(what)))) from None
         return SourceDocument(text=self.text, data=data, problems=self.problems, _positions=self.positions)
 
     def _events(self) -> Any:

@@ -138,8 +138,9 @@ def _findings(error: Any, newer_minor: bool) -> Iterator[Finding]:
             else:
                 yield Finding("RRA111", f"unknown field {key!r}", (*path, key), hint, at_key=True)
     elif keyword == "type":
-        yield Finding("RRA112", f"expected {_type_words(error.validator_value)}, got "
-                      f"{_json_type(error.instance)} {_short(error.instance)}", path)
+        got = _json_type(error.instance)
+        shown = "" if got in ("null", "object", "array") else f" {_short(error.instance)}"
+        yield Finding("RRA112", f"expected {_type_words(error.validator_value)}, got {got}{shown}", path)
     elif keyword in _VALUE:
         yield Finding("RRA113", _value_message(error), path, _value_hint(error))
     elif keyword in _RANGE:

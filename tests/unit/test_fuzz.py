@@ -163,7 +163,9 @@ def artifact(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def base_manifest() -> dict[str, Any]:
     """A valid manifest using most of the standard's sections."""
-    sha = lambda b: hashlib.sha256(b).hexdigest()  # noqa: E731
+    def sha(content: bytes) -> str:
+        return hashlib.sha256(content).hexdigest()
+
     fingerprint = {"hardware": "x86_64, 2 cores", "software": "cpython 3.11.7"}
     return {
         "rra_version": "1.0",
