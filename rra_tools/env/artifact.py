@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -11,11 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..io.canonical import canonical_digest
 from ..model.manifest import Manifest
+from ..validate.api import MANIFEST_NAMES as _MANIFEST_NAMES
 
 __all__ = ["Artifact", "ArtifactError", "canonical_digest", "load_artifact", "update_lock_block", "write_atomic"]
 
-_MANIFEST_NAMES = ("rra.yaml", "rra.yml", "rra.json")
 
 
 class ArtifactError(Exception):
@@ -52,12 +52,6 @@ class Artifact:
         if resolved.issue in (PathIssue.ABSOLUTE, PathIssue.PARENT, PathIssue.SYMLINK_ESCAPE):
             raise ArtifactError(f"path {rel!r} leads out of the artifact ({resolved.issue.value})")
         return self.root / rel
-
-
-def canonical_digest(data: Any) -> str:
-    """SHA-256 of canonical JSON: sorted keys, no insignificant whitespace, UTF-8."""
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _find(path: Path) -> Path:

@@ -7,7 +7,6 @@ directory, environment, outputs) without running anything.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 import re
@@ -37,7 +36,8 @@ __all__ = [
 
 ParamValue = int | float | str | bool
 #: Manifest file names looked for in an artifact directory, in this order (as the validator does).
-MANIFEST_NAMES = ("rra.yaml", "rra.yml", "rra.json")
+from ..io.canonical import canonical_json
+from ..validate.api import MANIFEST_NAMES
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -93,12 +93,6 @@ class RunPlan:
     def expected_s(self) -> float:
         """Typical wall-clock time of the run."""
         return self.launcher.resources.expected_runtime_s
-
-
-def canonical_json(data: Any) -> bytes:
-    """Canonical JSON bytes: sorted keys, no insignificant whitespace, UTF-8."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode("utf-8")
 
 
 def load_artifact(path: str | Path) -> Artifact:
