@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -11,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..intervals import Interval, acceptance_interval, aggregate
-from ..io.limits import MAX_MANIFEST_BYTES
+from ..io.run_records import is_successful, read_run_record
 from .plan import Artifact
 
 __all__ = ["ClaimResult", "Results", "collect_results", "latest_successful"]
@@ -75,16 +74,6 @@ def _plain(value: object) -> str:
     return str(value.value) if isinstance(value, Enum) else str(value)
 
 
-def _read(path: Path) -> Mapping[str, Any] | None:
-    try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_MANIFEST_BYTES:
-            return None
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and isinstance(data.get("launcher"), str) else None
-
-
 def latest_successful(artifact: Artifact) -> tuple[dict[tuple[str, int | None], tuple[Mapping[str, Any], str]], int]:
     """The newest successful record per (launcher, seed), with its path; and the record count."""
     runs = artifact.runs_dir
@@ -93,11 +82,11 @@ def latest_successful(artifact: Artifact) -> tuple[dict[tuple[str, int | None], 
     if not runs.is_dir():
         return best, 0
     for path in sorted(runs.rglob("*.json")):
-        record = _read(path)
-        if record is None:
+        record = read_run_record(artifact.root, path)
+        if isinstance(record, str):
             continue
         count += 1
-        if record.get("exit_status") != 0 or record.get("status") != "completed":
+        if not is_successful(record):
             continue
         seed = record.get("seed")
         key = (record["launcher"], seed if isinstance(seed, int) and not isinstance(seed, bool) else None)

@@ -189,3 +189,13 @@ def test_time_budget_stops_validation_and_never_reports_clean(tmp_path: Path) ->
     result = validate_path(tmp_path, time_budget_s=0.0)
     assert not result.valid and result.levels_met == []
     assert [d.code for d in result.diagnostics] == ["RRA008"]
+
+
+def test_results_and_levels_share_the_run_record_reader(tmp_path: Path) -> None:
+    # NaN is not JSON: both the validator's levels and `rra results` must refuse the record.
+    from rra_tools.io.run_records import read_run_record
+
+    record = tmp_path / "r.json"
+    record.write_text('{"launcher": "train", "exit_status": 0, "status": "completed", "metrics": {"acc": NaN}}')
+    assert read_run_record(tmp_path, record) == (
+        "run record 'r.json' is not valid JSON: NaN is not a JSON value")

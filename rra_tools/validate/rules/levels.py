@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 from ...intervals import aggregate
-from ...io.limits import MAX_MANIFEST_BYTES
 from ...io.paths import resolve_inside
+from ...io.run_records import is_successful, read_run_record
 from ..context import Context, Finding
 from . import check
 from .experiments import claim_interval
@@ -40,35 +38,13 @@ def run_records(ctx: Context) -> tuple[list[Mapping[str, Any]], list[Finding]]:
             for count, path in enumerate(sorted(resolved.path.rglob("*.json"))):
                 if count >= MAX_RUN_RECORDS:
                     break
-                record = _read_record(ctx.root, path)
+                record = read_run_record(ctx.root, path)
                 if isinstance(record, str):
                     problems.append(Finding("RRA602", record, ("evidence", "run_records")))
                 else:
                     records.append(record)
     ctx.memo["run_records"] = (records, problems)
     return records, problems
-
-
-def _read_record(root: Path, path: Path) -> Mapping[str, Any] | str:
-    shown = str(path.relative_to(root.resolve())) if path.is_relative_to(root.resolve()) else str(path)
-    if path.is_symlink() or not path.is_file():
-        return f"run record {shown!r} is not a regular file"
-    if path.stat().st_size > MAX_MANIFEST_BYTES:
-        return f"run record {shown!r} is larger than {MAX_MANIFEST_BYTES} bytes"
-    def no_constants(name: str) -> Any:
-        raise ValueError(f"{name} is not a JSON value")
-
-    try:
-        data = json.loads(path.read_bytes(), parse_constant=no_constants)
-    except (OSError, ValueError) as exc:
-        return f"run record {shown!r} is not valid JSON: {exc}"
-    if not isinstance(data, Mapping) or not isinstance(data.get("launcher"), str):
-        return f"run record {shown!r} is not an object with a 'launcher'"
-    return data
-
-
-def _successful(record: Mapping[str, Any]) -> bool:
-    return record.get("exit_status") == 0 and record.get("status") == "completed"
 
 
 def level_reasons(ctx: Context) -> dict[str, list[str]]:
@@ -101,7 +77,7 @@ def level_reasons(ctx: Context) -> dict[str, list[str]]:
     records, _ = run_records(ctx)
     good: dict[str, list[Mapping[str, Any]]] = {}
     for record in records:
-        if _successful(record):
+        if is_successful(record):
             good.setdefault(record["launcher"], []).append(record)
     for _, launcher in ctx.items("launchers"):
         ident = launcher.get("id")
