@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import posixpath
 import stat
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-__all__ = ["PathIssue", "ResolvedPath", "lexical_issue", "resolve_inside"]
+__all__ = ["PathIssue", "ResolvedPath", "RootResolver", "lexical_issue", "resolve_inside"]
 
 
 class PathIssue(Enum):
@@ -50,25 +51,62 @@ def resolve_inside(root: Path, rel: str, *, kind: str = "file") -> ResolvedPath:
     Never follows a path out of the root: symlinks are resolved and the result must stay
     inside the real root. Nothing is opened, so FIFOs and devices are safe to meet.
     """
-    issue = lexical_issue(rel)
-    if issue is not None:
-        return ResolvedPath(None, issue)
-    real_root = os.path.realpath(root)
-    candidate = os.path.join(real_root, rel)
-    real = os.path.realpath(candidate)
-    if real != real_root and not real.startswith(real_root + os.sep):
-        return ResolvedPath(None, PathIssue.SYMLINK_ESCAPE, real)
-    try:
-        info = os.stat(real)
-    except FileNotFoundError:
-        return ResolvedPath(None, PathIssue.MISSING)
-    except OSError as exc:  # a symlink loop, a permission problem
-        return ResolvedPath(None, PathIssue.MISSING, exc.strerror or str(exc))
-    if kind == "file" and not stat.S_ISREG(info.st_mode):
-        return ResolvedPath(None, PathIssue.NOT_REGULAR, _describe(info.st_mode))
-    if kind == "dir" and not stat.S_ISDIR(info.st_mode):
-        return ResolvedPath(None, PathIssue.NOT_DIRECTORY, _describe(info.st_mode))
-    return ResolvedPath(Path(real))
+    return RootResolver(root).resolve(rel, kind=kind)
+
+
+class RootResolver:
+    """:func:`resolve_inside` for many paths under one root.
+
+    The real path of each directory is computed once and shared by every path below it: a
+    manifest with 10,000 outputs in a few directories costs one ``lstat`` per path instead of
+    one per path component.
+    """
+
+    def __init__(self, root: Path | str) -> None:
+        self.real_root = os.path.realpath(root)
+        self._dirs: dict[str, str] = {"": self.real_root}
+
+    def real_path(self, rel: str) -> str:
+        """The real path of ``rel`` (which must pass :func:`lexical_issue`); it may not exist
+        and may lie outside the root when a symlink leads there."""
+        real = self.real_root
+        prefix = ""
+        for part in posixpath.normpath(rel).split("/"):
+            if part in (".", ""):
+                continue
+            prefix = f"{prefix}/{part}" if prefix else part
+            cached = self._dirs.get(prefix)
+            if cached is None:
+                candidate = os.path.join(real, part)
+                # Everything above ``part`` is resolved already: only a symlink here can move us.
+                cached = os.path.realpath(candidate) if os.path.islink(candidate) else candidate
+                self._dirs[prefix] = cached
+            real = cached
+        return real
+
+    def inside(self, real: str) -> bool:
+        """Whether the real path ``real`` is the root or below it."""
+        return real == self.real_root or real.startswith(self.real_root.rstrip(os.sep) + os.sep)
+
+    def resolve(self, rel: str, *, kind: str = "file") -> ResolvedPath:
+        """Like :func:`resolve_inside` under this resolver's root."""
+        issue = lexical_issue(rel)
+        if issue is not None:
+            return ResolvedPath(None, issue)
+        real = self.real_path(rel)
+        if not self.inside(real):
+            return ResolvedPath(None, PathIssue.SYMLINK_ESCAPE, real)
+        try:
+            info = os.stat(real)
+        except FileNotFoundError:
+            return ResolvedPath(None, PathIssue.MISSING)
+        except OSError as exc:  # a symlink loop, a permission problem
+            return ResolvedPath(None, PathIssue.MISSING, exc.strerror or str(exc))
+        if kind == "file" and not stat.S_ISREG(info.st_mode):
+            return ResolvedPath(None, PathIssue.NOT_REGULAR, _describe(info.st_mode))
+        if kind == "dir" and not stat.S_ISDIR(info.st_mode):
+            return ResolvedPath(None, PathIssue.NOT_DIRECTORY, _describe(info.st_mode))
+        return ResolvedPath(Path(real))
 
 
 def _describe(mode: int) -> str:

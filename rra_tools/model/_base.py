@@ -6,10 +6,16 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-__all__ = ["EXTENSION_PATTERN", "Id", "RelPath", "RRAModel", "Sha256"]
+__all__ = ["EXTENSION_PATTERN", "VISIBLE", "Id", "RelPath", "RRAModel", "Sha256"]
 
 #: Keys matching this pattern are extensions: any object may carry them and tools ignore them.
 EXTENSION_PATTERN = r"^x-"
+
+#: One character that is neither whitespace nor a control character. Spelled out rather than
+#: ``\S`` because ``\s`` differs between regex dialects (Python counts U+001C-U+001F and U+0085
+#: as space, ECMA-262 counts U+FEFF): every JSON Schema implementation must agree on our patterns.
+#: For the same reason patterns say ``[0-9]``, not ``\d`` (which is Unicode-aware in Python).
+VISIBLE = r"[^\s\x00-\x1f\x7f-\x9f\ufeff]"
 
 
 def _close_with_extensions(schema: dict[str, Any]) -> None:

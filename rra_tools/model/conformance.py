@@ -13,7 +13,7 @@ __all__ = ["Case", "CaseFile", "Expectation", "PatchOp", "Verdict"]
 
 CaseId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,127}$")]
 Tag = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,63}$")]
-Code = Annotated[str, StringConstraints(pattern=r"^RRA\d{3}$")]
+Code = Annotated[str, StringConstraints(pattern=r"^RRA[0-9]{3}$")]
 
 
 class Verdict(str, Enum):

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from ._base import Id, RelPath, RRAModel, Sha256
+from ._base import VISIBLE, Id, RelPath, RRAModel, Sha256
 
 __all__ = ["Access", "DataFile", "DataSource"]
 
@@ -33,10 +33,10 @@ class DataSource(RRAModel):
 
     id: Id
     title: Annotated[str, StringConstraints(min_length=1)] | None = Field(default=None, description="Name.")
-    url: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9+.-]*://\S+$")] | None = Field(
+    url: Annotated[str, StringConstraints(pattern=rf"^[a-z][a-z0-9+.-]*://{VISIBLE}+$")] | None = Field(
         default=None, description="Where to download it."
     )
-    doi: Annotated[str, StringConstraints(pattern=r"^10\.\d{4,9}/\S+$")] | None = Field(
+    doi: Annotated[str, StringConstraints(pattern=rf"^10\.[0-9]{{4,9}}/{VISIBLE}+$")] | None = Field(
         default=None, description="DOI of the dataset."
     )
     license: Annotated[str, StringConstraints(min_length=1)] = Field(

@@ -21,7 +21,7 @@ __all__ = [
     "SystemPackage",
 ]
 
-Version = Annotated[str, StringConstraints(pattern=r"^\d+(\.\d+){0,3}$")]
+Version = Annotated[str, StringConstraints(pattern=r"^[0-9]+(\.[0-9]+){0,3}$")]
 
 
 class LockFormat(str, Enum):

@@ -22,7 +22,7 @@ __all__ = ["Manifest"]
 class Manifest(RRAModel):
     """A Refined Reproducible Artifact: code, environment, launchers, claims and their evidence."""
 
-    rra_version: Annotated[str, StringConstraints(pattern=r"^\d+\.\d+$")] = Field(
+    rra_version: Annotated[str, StringConstraints(pattern=r"^[0-9]+\.[0-9]+$")] = Field(
         description="Version of the RRA standard the manifest follows, 'major.minor'."
     )
     id: Id = Field(description="Identifier of the artifact.")

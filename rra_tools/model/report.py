@@ -24,7 +24,7 @@ class Severity(str, Enum):
 class DiagnosticOut(RRAModel):
     """One finding."""
 
-    code: Annotated[str, StringConstraints(pattern=r"^RRA\d{3}$")] = Field(description="Stable rule code.")
+    code: Annotated[str, StringConstraints(pattern=r"^RRA[0-9]{3}$")] = Field(description="Stable rule code.")
     name: Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")] = Field(
         description="Kebab-case rule name."
     )

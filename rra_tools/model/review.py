@@ -57,7 +57,7 @@ class Review(RRAModel):
     """An independent review of the artifact."""
 
     reviewers: list[Reviewer] = Field(min_length=1, description="Who reviewed.")
-    date: Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}$")] = Field(
+    date: Annotated[str, StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")] = Field(
         description="Date of the review, YYYY-MM-DD."
     )
     clean_shell: CleanShell = Field(description="Outcome of the clean-shell re-run.")

@@ -35,7 +35,7 @@ def run_layers(doc: SourceDocument, root: Path | None, config: Config, result: V
         version_findings, proceed = check_version(data)
         findings.extend(version_findings)
     if proceed:
-        findings.extend(check_schema(data))
+        findings.extend(check_schema(data, doc.values))
     if proceed and isinstance(data, Mapping):
         ctx = Context(data=data, root=root, deadline=deadline)
         findings.extend(_semantic(ctx, config))

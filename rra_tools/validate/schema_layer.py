@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
@@ -81,9 +82,55 @@ def _inline_refs(node: Any, defs: Mapping[str, Any]) -> Any:
 
 
 @cache
+def _ecma_regex(pattern: str) -> re.Pattern[str]:
+    # ECMA-262's '$' (JSON Schema's regex dialect) matches only at the very end; Python's also
+    # matches before a final line break, which would accept "<sha256>\n". Our patterns end in '$'.
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + r"\Z"
+    return re.compile(pattern)
+
+
+def _pattern_keyword(validator: Any, pattern: str, instance: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
+    if isinstance(instance, str) and not _ecma_regex(pattern).search(instance):
+        from jsonschema.exceptions import ValidationError
+
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@cache
 def _validator() -> Any:
+    jsonschema = _import_jsonschema_lean()
     schema = manifest_schema()
-    return _import_jsonschema_lean().Draft202012Validator(_inline_refs(schema, schema.get("$defs", {})))
+    cls = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern_keyword})
+    return cls(_inline_refs(schema, schema.get("$defs", {})))
+
+
+#: Documents with more values than this are first checked by a compiled validator of the same
+#: schema (jsonschema-rs: ~60 ms for a million values where jsonschema takes ~10 s). When it
+#: finds the document valid, nothing is left to report; otherwise jsonschema runs to give the
+#: precise, located findings. Small documents skip it: its import would cost more than it saves.
+FAST_PATH_MIN_VALUES = 20_000
+
+
+@cache
+def _compiled_validator() -> Any | None:
+    try:
+        import jsonschema_rs
+    except ImportError:  # an optional speed-up: jsonschema alone gives the same answers
+        return None
+    return jsonschema_rs.validator_for(manifest_schema())
+
+
+def compiled_is_valid(data: Any) -> bool | None:
+    """The compiled validator's verdict on ``data``; None when it is unavailable or cannot read
+    the data (e.g. an integer beyond 64 bits or a lone surrogate)."""
+    validator = _compiled_validator()
+    if validator is None:
+        return None
+    try:
+        return bool(validator.is_valid(data))
+    except (ValueError, OverflowError, TypeError):
+        return None
 
 
 def declared_version(data: Mapping[str, Any]) -> tuple[int, int] | None:
@@ -115,10 +162,17 @@ def check_version(data: Mapping[str, Any]) -> tuple[list[Finding], bool]:
     return [], True
 
 
-def check_schema(data: Any) -> Iterator[Finding]:
-    """Every JSON Schema violation of ``data``, as findings with rule codes."""
+def check_schema(data: Any, values: int = 0) -> Iterator[Finding]:
+    """Every JSON Schema violation of ``data`` (a document of ``values`` values, when known),
+    as findings with rule codes."""
     newer_minor = isinstance(data, Mapping) and (declared_version(data) or (0, 0)) > (
         _SUPPORTED_MAJOR, _SUPPORTED_MINOR)
+    if isinstance(data, Mapping):
+        version = declared_version(data)
+        if version is not None and _newest_field_version() > version:
+            yield from _newer_fields(manifest_schema(), manifest_schema(), data, (), version)
+    if values >= FAST_PATH_MIN_VALUES and compiled_is_valid(data):
+        return
     errors = list(_validator().iter_errors(data))
     # A value of the wrong type also fails its enum or pattern; one finding per place says it.
     mistyped = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
@@ -127,10 +181,25 @@ def check_schema(data: Any) -> Iterator[Finding]:
                 error.validator in _VALUE | _RANGE:
             continue
         yield from _findings(error, newer_minor)
-    if isinstance(data, Mapping):
-        version = declared_version(data)
-        if version is not None:
-            yield from _newer_fields(manifest_schema(), manifest_schema(), data, (), version)
+
+
+@cache
+def _newest_field_version() -> tuple[int, int]:
+    """The latest ``x-rra-added`` version in the schema: a manifest declaring at least that one
+    cannot use a field newer than its version, and the walk over its values is skipped."""
+    newest = (0, 0)
+    stack: list[Any] = [manifest_schema()]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            added = node.get("x-rra-added")
+            if isinstance(added, str):
+                major, _, minor = added.partition(".")
+                newest = max(newest, (int(major), int(minor)))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return newest
 
 
 def _findings(error: Any, newer_minor: bool) -> Iterator[Finding]:

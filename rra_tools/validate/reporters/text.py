@@ -151,6 +151,27 @@ def _caret(source: str, column: int, flow: bool) -> tuple[str, str]:
     return pad, "^" * max(1, sum(1 if ch == "\t" else _cells(ch) for ch in token))
 
 
+#: Source lines longer than this are quoted as a window around the column (a minified JSON
+#: manifest is one line of megabytes).
+QUOTE_WIDTH = 120
+
+
+def _window(source: str, column: int | None) -> tuple[str, int | None]:
+    """At most QUOTE_WIDTH characters of ``source`` around ``column``, with '…' where cut, and
+    the column in that window.
+
+    >>> _window("x" * 200 + "KEY" + "y" * 200, 201)[0][:34]
+    '…xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxKEY'
+    """
+    if len(source) <= QUOTE_WIDTH:
+        return source, column
+    start = max(0, min((column or 1) - 1 - 30, len(source) - QUOTE_WIDTH))
+    prefix = "…" if start else ""
+    suffix = "…" if start + QUOTE_WIDTH < len(source) else ""
+    shown = prefix + source[start:start + QUOTE_WIDTH] + suffix
+    return shown, None if column is None else column - start + len(prefix)
+
+
 def _diagnostic(d: Diagnostic, result: ValidationResult, color: bool) -> list[str]:
     where = d.file or result.input
     if d.line is not None:
@@ -164,10 +185,11 @@ def _diagnostic(d: Diagnostic, result: ValidationResult, color: bool) -> list[st
     source = result.source_line(d.line) if quotable and d.line is not None else None
     if source is not None and d.line is not None:
         gutter = f"{d.line} | "
+        source, column = _window(source, d.column)
         lines.append(_paint(gutter, "34", color) + _clean(source))
-        if d.column is not None:
+        if column is not None:
             flow = (result.source_text or "").lstrip()[:1] in ("{", "[")
-            pad, carets = _caret(source, d.column, flow)
+            pad, carets = _caret(source, column, flow)
             lines.append(" " * len(gutter) + pad + _paint(carets, _COLORS[d.severity], color))
     if d.pointer:
         lines.append(f"  = at: {_clean(d.pointer)}")

@@ -29,9 +29,14 @@ def observation_values(claim: Mapping[str, Any]) -> list[tuple[int, float, int |
     out = []
     for index, obs in enumerate(reference["observations"]):
         if isinstance(obs, Mapping):
-            value = _num(obs.get("value"))
-            if value is not None:
-                out.append((index, value, _int(obs.get("seed"))))
+            value = obs.get("value")
+            # Exact types first: this runs for every observation of every claim, several times.
+            if type(value) is not float:
+                value = _num(value)
+                if value is None:
+                    continue
+            seed = obs.get("seed")
+            out.append((index, value, seed if type(seed) is int else _int(seed)))
     return out
 
 

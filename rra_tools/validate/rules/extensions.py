@@ -14,6 +14,8 @@ __all__: list[str] = []
 @check("RRA103")
 def extension_fields(ctx: Context) -> Iterator[Finding]:
     """Every x-* key, wherever it is."""
+    # Only containers are pushed (a million scalars would each cost a pointer tuple otherwise);
+    # parsed documents hold plain dicts and lists.
     stack: list[tuple[Pointer, Any]] = [((), ctx.data)]
     while stack:
         pointer, node = stack.pop()
@@ -23,7 +25,7 @@ def extension_fields(ctx: Context) -> Iterator[Finding]:
                     yield Finding("RRA103", f"extension field {key!r} is not part of the standard", (*pointer, key),
                                   "tools ignore extensions; move it into the standard's fields if one fits",
                                   at_key=True)
-                else:
+                elif isinstance(value, (dict, list)):
                     stack.append(((*pointer, key), value))
-        elif isinstance(node, list):
-            stack.extend(((*pointer, i), item) for i, item in enumerate(node))
+        else:
+            stack.extend(((*pointer, i), item) for i, item in enumerate(node) if isinstance(item, (dict, list)))

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ...io.digest import DigestPool
-from ...io.paths import PathIssue, lexical_issue, resolve_inside
+from ...io.paths import PathIssue, RootResolver, lexical_issue
 from ..context import Context, Finding, Pointer, strings
 from . import check
 
@@ -93,6 +93,7 @@ def _file_findings(ctx: Context) -> Iterator[Finding]:
 
 def _check_paths(ctx: Context, pool: DigestPool) -> Iterator[Finding]:
     to_hash: list[tuple[PathRef, Path]] = []
+    resolver = RootResolver(ctx.root) if ctx.root is not None else None
     for ref in path_refs(ctx):
         issue = lexical_issue(ref.path)
         if issue is not None:
@@ -100,9 +101,16 @@ def _check_paths(ctx: Context, pool: DigestPool) -> Iterator[Finding]:
             yield Finding("RRA301", f"path {ref.path!r} {how} and leaves the artifact root", ref.pointer,
                           "write the path relative to the artifact root, without '..'")
             continue
-        if ctx.root is None:
+        if resolver is None:
             continue  # bytes without a directory: nothing on disk to check
-        resolved = resolve_inside(ctx.root, ref.path, kind=ref.must_exist or "any")
+        if ref.must_exist is None:
+            # Only escaping is checked (outputs do not exist before a run): no stat needed.
+            real = resolver.real_path(ref.path)
+            if not resolver.inside(real):
+                yield Finding("RRA302", f"path {ref.path!r} resolves outside the artifact root (to {real!r})",
+                              ref.pointer, "replace the symlink by the file itself")
+            continue
+        resolved = resolver.resolve(ref.path, kind=ref.must_exist)
         if resolved.issue is PathIssue.SYMLINK_ESCAPE:
             yield Finding("RRA302", f"path {ref.path!r} resolves outside the artifact root (to {resolved.detail!r})",
                           ref.pointer, "replace the symlink by the file itself")

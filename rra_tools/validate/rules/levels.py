@@ -104,10 +104,10 @@ def _claim_reason(claim: Mapping[str, Any], good: Mapping[str, list[Mapping[str,
         value = metrics.get(ident) if isinstance(metrics, Mapping) else None
         if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
             values.append(float(value))
-    interval = claim_interval(claim)
     if not values:
         yield f"claim {ident!r} has no obtained value in the run records"
         return
+    interval = claim_interval(claim)
     if interval is None:
         yield f"claim {ident!r} has no acceptance interval (too few valid observations)"
         return
