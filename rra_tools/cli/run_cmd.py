@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
+    from ..run.container import Engine
     from ..run.local import Progress, RunResult
     from ..run.results import Results
 
@@ -76,21 +77,39 @@ def _describe(result: RunResult, root: Any) -> str:
 
 
 def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all_seeds: bool,
-                 params: tuple[str, ...], quiet: bool) -> int:
+                 params: tuple[str, ...], quiet: bool, executor: str = "local", image: str | None = None,
+                 engine_url: str | None = None, network: str | None = None) -> int:
     """Plan and run; return the exit code."""
     import signal
     import threading
+    from collections.abc import Callable
 
     from ..run import RunError, RunOptions, execute, load_artifact, parse_overrides, plan_runs
     from ..run.gpus import inventory
 
     term = _Terminal(quiet)
+    run: Callable[..., RunResult] = execute
+    engine: Engine | None = None
     try:
         artifact = load_artifact(artifact_path)
         plans = plan_runs(artifact, launcher, seed=seed, all_seeds=all_seeds, overrides=parse_overrides(params))
+        if executor == "container":
+            from ..run import container
+
+            # Engine, image and every plan are checked before anything runs: a missing engine or
+            # image, or GPUs on an engine that ignores them, is refused up front (exit 2).
+            engine = container.connect(engine_url)
+            resolved = container.resolve_image(engine, container.image_reference(artifact, image))
+            for plan in plans:
+                container.check_plan(engine, plan)
+            term.say(f"container engine: {engine.description} at {engine.url}; image {resolved.reference} "
+                     f"({resolved.id})")
+            run = container.execute
         gpus = inventory()  # once: nvidia-smi is slow, and the devices do not change between runs
     except RunError as exc:
         click.echo(f"error: {exc}", err=True)
+        if engine is not None:
+            engine.close()
         return EXIT_USAGE
     stop = threading.Event()
     received: list[int] = []
@@ -101,6 +120,11 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     options = RunOptions(on_output=term.output, on_progress=term.progress, stop=stop, gpus=gpus)
+    if engine is not None:
+        from ..run.container import ContainerOptions
+
+        options = ContainerOptions(on_output=term.output, on_progress=term.progress, stop=stop, gpus=gpus,
+                                   image=image, network=network, engine=engine)
     failed_launchers: set[str] = set()
     ok = True
     try:
@@ -116,7 +140,7 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
             seed_text = "noseed" if plan.seed is None else f"seed {plan.seed}"
             term.say(f"run {plan.launcher.id} {seed_text} ({i}/{len(plans)}): {' '.join(plan.argv)}")
             try:
-                result = execute(plan, options)
+                result = run(plan, options)
             except RunError as exc:
                 term.say(f"error: {exc}")
                 failed_launchers.add(plan.launcher.id)
@@ -133,6 +157,8 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        if engine is not None:
+            engine.close()
     if received:
         term.say("interrupted; remaining runs skipped")
     return EXIT_OK if ok else EXIT_FAILED
@@ -146,18 +172,35 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
               help="Override a parameter (checked against its type and choices); repeatable.")
 @click.option("--all", "run_all", is_flag=True, help="Run every launcher, dependencies first, with all its seeds.")
 @click.option("-q", "--quiet", is_flag=True, help="Do not stream the launcher's output (it is still logged).")
+@click.option("--executor", type=click.Choice(["local", "container"]), default="local", show_default=True,
+              help="Run as a local process, or in the artifact's container image through a Docker "
+                   "Engine API (Docker, or Podman's compatible service).")
+@click.option("--image", metavar="REF", default=None,
+              help="Container image to run instead of the manifest's environment.image (container executor).")
+@click.option("--engine-url", metavar="URL", default=None,
+              help="Address of the container engine, e.g. unix:///run/podman/podman.sock.  "
+                   "[default: $RRA_CONTAINER_HOST, else $DOCKER_HOST, else unix:///var/run/docker.sock]")
+@click.option("--network", metavar="MODE", default=None,
+              help="Give the container this network ('bridge', 'host', a network name).  [default: none]")
 def run_command(args: tuple[str, ...], seed: int | None, all_seeds: bool, params: tuple[str, ...],
-                run_all: bool, quiet: bool) -> None:
+                run_all: bool, quiet: bool, executor: str, image: str | None, engine_url: str | None,
+                network: str | None) -> None:
     """Run a launcher from a clean shell and write a run record per run.
 
     Each run gets a new directory runs/<launcher>/<seed>-<UTC time>/ holding record.json,
-    stdout.log and stderr.log. Exit status: 0 when every run completed with exit status 0,
-    1 otherwise, 2 for a usage error or an unusable manifest.
+    stdout.log and stderr.log. With --executor container each run is a fresh container of the
+    artifact's image: the artifact mounted read-only, the declared outputs' directories
+    writable, no network. Exit status: 0 when every run completed with exit status 0,
+    1 otherwise, 2 for a usage error, an unusable manifest, or (container executor) an
+    unreachable engine, a missing image or GPUs the engine cannot provide.
     """
     if seed is not None and all_seeds:
         raise click.UsageError("give --seed or --all-seeds, not both")
+    if executor != "container" and (image or engine_url or network):
+        raise click.UsageError("--image, --engine-url and --network need --executor container")
     artifact, launcher = _split_args(args, run_all)
-    sys.exit(execute_runs(artifact, launcher, seed, all_seeds, params, quiet))
+    sys.exit(execute_runs(artifact, launcher, seed, all_seeds, params, quiet, executor, image, engine_url,
+                          network))
 
 
 def _num(value: float | None) -> str:

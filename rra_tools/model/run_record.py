@@ -16,6 +16,7 @@ from ._base import Id, RRAModel, Sha256
 
 __all__ = [
     "RECORD_VERSION",
+    "ContainerInfo",
     "Executor",
     "GpuInfo",
     "Host",
@@ -32,7 +33,7 @@ RECORD_VERSION = "1.0"
 
 Timestamp = Annotated[
     str,
-    StringConstraints(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$"),
+    StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z$"),
     Field(description="A UTC time in ISO 8601, e.g. '2026-01-31T12:00:00.123456Z'."),
 ]
 
@@ -113,6 +114,23 @@ class LogFile(RRAModel):
     size: int = Field(ge=0, description="Size in bytes.")
 
 
+class ContainerInfo(RRAModel):
+    """The engine and image a container run used, as the engine reported them."""
+
+    engine: str = Field(description="Engine name and version from its /version, e.g. 'Podman Engine 4.3.1'.")
+    image: str = Field(description="Image reference the run asked for (the manifest's environment.image "
+                       "or the executor's override).")
+    image_id: Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+:[0-9a-f]{32,}$")] = Field(
+        description="Id of the image the container was created from, as the engine reports it "
+        "(the digest of the image configuration, e.g. 'sha256:<64 hex>')."
+    )
+    repo_digests: list[str] = Field(
+        default_factory=list, description="Registry digests the engine knows for that image, "
+        "'repository@sha256:<64 hex>'."
+    )
+    network: str = Field(description="Network mode of the container; 'none' means no network.")
+
+
 NullableInt = Annotated[int | None, WithJsonSchema({"type": ["integer", "null"]})]
 
 
@@ -145,6 +163,9 @@ class RunRecord(RRAModel):
     )
     signal: int | None = Field(default=None, ge=1, description="Signal that ended the process, if any.")
     executor: Executor = Field(description="What ran the process: 'local' or 'container'.")
+    container: ContainerInfo | None = Field(
+        default=None, description="Engine and image of a run whose executor is 'container'."
+    )
     timeout_s: float = Field(gt=0, description="Wall-clock limit the run had, seconds.")
     host: Host
     gpus: list[int] = Field(

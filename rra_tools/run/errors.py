@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-__all__ = ["ArtifactError", "GpuUnavailable", "PlanError", "RunError"]
+__all__ = [
+    "ArtifactError",
+    "EngineUnavailable",
+    "EngineUnsupported",
+    "GpuUnavailable",
+    "ImageUnavailable",
+    "PlanError",
+    "RunError",
+]
 
 
 class RunError(Exception):
@@ -19,3 +27,16 @@ class PlanError(RunError):
 
 class GpuUnavailable(RunError):
     """Not enough free accelerators for a launcher."""
+
+
+class EngineUnavailable(RunError):
+    """The container engine cannot be reached, or the Docker client library is not installed."""
+
+
+class EngineUnsupported(RunError):
+    """The container engine cannot give a launcher what it needs (GPUs on an engine that ignores
+    device requests)."""
+
+
+class ImageUnavailable(RunError):
+    """No container image is declared or given, or the engine neither has it nor can pull it."""

@@ -24,28 +24,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO
 
-from ..io.digest import sha256_file
-from ..io.paths import PathIssue, resolve_inside
-from ..model.run_record import (
-    RECORD_VERSION,
-    GpuInfo,
-    LogFile,
-    MissingOutput,
-    OutputFile,
-    RunRecord,
-    RunStatus,
-)
-from .extract import ExtractError, extract_value
+from ..io.paths import resolve_inside
+from ..model.run_record import Executor, GpuInfo, RunRecord, RunStatus
 from .gpus import acquire, inventory
-from .host import host_fingerprint
+from .outcome import signal_name as _signal_name
+from .outcome import write_record
 from .plan import RunPlan
-from .records import new_run_dir, record_bytes, redact, utc_stamp, write_atomic
+from .records import new_run_dir
 
 __all__ = ["MINIMAL_PATH", "Progress", "RunOptions", "RunResult", "clean_environment", "execute"]
 
 MINIMAL_PATH = "/usr/bin:/bin"
-#: Outputs modified this long before the run started are stale, not produced by the run.
-STALE_SLACK_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -94,10 +83,16 @@ class RunResult:
         return self.record.status == RunStatus.COMPLETED.value and self.record.exit_status == 0
 
 
-def clean_environment(declared: Mapping[str, str], home: str, cuda_visible: str | None) -> dict[str, str]:
-    """The complete environment of a run; declared variables win over the defaults."""
-    bin_dir = os.path.dirname(sys.executable)
-    path = MINIMAL_PATH if not bin_dir or bin_dir in MINIMAL_PATH.split(":") else f"{bin_dir}:{MINIMAL_PATH}"
+def clean_environment(declared: Mapping[str, str], home: str, cuda_visible: str | None,
+                      path: str | None = None) -> dict[str, str]:
+    """The complete environment of a run; declared variables win over the defaults.
+
+    ``path`` is the PATH of the run; by default this interpreter's bin directory, then
+    MINIMAL_PATH (a container run passes its image's PATH instead).
+    """
+    if path is None:
+        bin_dir = os.path.dirname(sys.executable)
+        path = MINIMAL_PATH if not bin_dir or bin_dir in MINIMAL_PATH.split(":") else f"{bin_dir}:{MINIMAL_PATH}"
     env = {"PATH": path, "HOME": home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
     if cuda_visible is not None:
         env["CUDA_VISIBLE_DEVICES"] = cuda_visible
@@ -147,89 +142,6 @@ def _stop(proc: subprocess.Popen[bytes], grace_s: float) -> int:
         _kill_group(proc.pid, signal.SIGKILL)
         proc.wait()
         return int(signal.SIGKILL)
-
-
-def _tree_digest(directory: Path) -> tuple[str, int]:
-    import hashlib
-
-    lines, total = [], 0
-    for path in sorted(p for p in directory.rglob("*") if p.is_file() and not p.is_symlink()):
-        lines.append(f"{sha256_file(path)}  {path.relative_to(directory).as_posix()}\n")
-        total += path.stat().st_size
-    return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest(), total
-
-
-def _collect_outputs(plan: RunPlan, started_epoch: float, messages: list[str]
-                     ) -> tuple[list[OutputFile], list[MissingOutput], dict[str, Path]]:
-    produced: list[OutputFile] = []
-    missing: list[MissingOutput] = []
-    paths: dict[str, Path] = {}
-    root = plan.artifact.root
-    for ident, rel, fmt in plan.outputs:
-        resolved = resolve_inside(root, rel, kind="any")
-        if resolved.path is None:
-            if resolved.issue is PathIssue.MISSING:
-                messages.append(f"declared output {ident!r} ({rel}) was not produced")
-            else:
-                messages.append(f"declared output {ident!r} ({rel}) leaves the artifact root")
-            missing.append(MissingOutput(id=ident, path=rel))
-            continue
-        path = resolved.path
-        try:
-            info = path.stat()
-            if info.st_mtime < started_epoch - STALE_SLACK_S:
-                messages.append(f"declared output {ident!r} ({rel}) was not written by this run "
-                                f"(last modified before it started)")
-                missing.append(MissingOutput(id=ident, path=rel))
-                continue
-            if path.is_dir():
-                digest, size = _tree_digest(path)
-            elif path.is_file():
-                digest, size = sha256_file(path), info.st_size
-            else:
-                messages.append(f"declared output {ident!r} ({rel}) is not a regular file or directory")
-                missing.append(MissingOutput(id=ident, path=rel))
-                continue
-        except OSError as exc:
-            messages.append(f"declared output {ident!r} ({rel}) cannot be read: {exc.strerror or exc}")
-            missing.append(MissingOutput(id=ident, path=rel))
-            continue
-        if fmt == "directory" and not path.is_dir():
-            messages.append(f"declared output {ident!r} ({rel}) should be a directory but is a file")
-        mtime = utc_stamp(datetime.fromtimestamp(info.st_mtime, timezone.utc))
-        produced.append(OutputFile(id=ident, path=rel, sha256=digest, size=size, mtime=mtime))
-        paths[ident] = path
-    return produced, missing, paths
-
-
-def _metrics(plan: RunPlan, paths: Mapping[str, Path], messages: list[str]) -> tuple[dict[str, float], bool]:
-    """Metrics of this launcher's claims; the flag says whether every claim got its value."""
-    metrics: dict[str, float] = {}
-    complete = True
-    declared = {ident: rel for ident, rel, _ in plan.outputs}
-    for claim in plan.artifact.manifest.claims:
-        if claim.launcher != plan.launcher.id:
-            continue
-        out = claim.extract.output
-        if out not in declared:
-            messages.append(f"claim {claim.id!r}: launcher {plan.launcher.id!r} declares no output {out!r}")
-            complete = False
-            continue
-        if out not in paths:
-            messages.append(f"claim {claim.id!r}: no value, output {out!r} is missing")
-            complete = False
-            continue
-        try:
-            metrics[claim.id] = extract_value(paths[out], claim.extract)
-        except ExtractError as exc:
-            messages.append(f"claim {claim.id!r}: output {out!r} ({declared[out]}) {exc}")
-            complete = False
-    return metrics, complete
-
-
-def _log(directory: Path, stream: str) -> LogFile:
-    path = directory / f"{stream}.log"
-    return LogFile(stream=stream, path=path.name, sha256=sha256_file(path), size=path.stat().st_size)
 
 
 def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:
@@ -302,47 +214,11 @@ def _execute(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], visible: s
                 messages.append(f"process was killed by signal {_signal_name(-code)}")
             if status == RunStatus.COMPLETED and exit_status not in (None, 0):
                 messages.append(f"process exited with status {exit_status}")
-    ended = _now()
-    duration = time.monotonic() - t0
-    outputs, missing, paths = _collect_outputs(plan, started_epoch, messages)
-    metrics, complete = _metrics(plan, paths, messages)
-    if status == RunStatus.COMPLETED and exit_status == 0 and (missing or not complete):
-        status = RunStatus.FAILED
-    record = RunRecord(
-        record_version=RECORD_VERSION,
-        artifact_id=plan.artifact.manifest.id,
-        artifact_digest=plan.artifact.digest,
-        launcher=plan.launcher.id,
-        argv=plan.argv,
-        cwd=plan.cwd,
-        parameters=plan.parameters,
-        seed=plan.seed,
-        started=utc_stamp(started),
-        ended=utc_stamp(ended),
-        duration_s=round(duration, 6),
-        status=status,
-        exit_status=exit_status,
-        signal=killed_by,
-        executor="local",
-        timeout_s=plan.timeout_s,
-        host=host_fingerprint(gpus),
-        gpus=assigned,
-        environment=redact(env),
-        outputs=outputs,
-        missing_outputs=missing,
-        logs=[_log(directory, "stdout"), _log(directory, "stderr")],
-        metrics=metrics,
-        messages=messages,
-    )
-    write_atomic(directory / "record.json", record_bytes(record))
+    record = write_record(plan, directory, executor=Executor.LOCAL, started=started, ended=_now(),
+                          duration_s=time.monotonic() - t0, started_epoch=started_epoch, status=status,
+                          exit_status=exit_status, killed_by=killed_by, host_gpus=gpus, assigned=assigned,
+                          environment=env, messages=messages)
     return RunResult(record, directory)
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)
 
 
 def _wait(proc: subprocess.Popen[bytes], plan: RunPlan, options: RunOptions, t0: float,

@@ -1,0 +1,170 @@
+"""What a finished run leaves behind, whichever executor ran it: outputs, metrics, logs, record.
+
+Every executor ends a run through :func:`write_record`, so a record means the same thing
+whether the process ran on the host or in a container: the same output checks (present,
+inside the root, written by this run), the same metric extraction, the same rule that a run
+which exited 0 but lacks an output or a metric has failed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import signal
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..io.digest import sha256_file
+from ..io.paths import PathIssue, resolve_inside
+from ..model.run_record import (
+    RECORD_VERSION,
+    ContainerInfo,
+    Executor,
+    GpuInfo,
+    LogFile,
+    MissingOutput,
+    OutputFile,
+    RunRecord,
+    RunStatus,
+)
+from .extract import ExtractError, extract_value
+from .host import host_fingerprint
+from .plan import RunPlan
+from .records import record_bytes, redact, utc_stamp, write_atomic
+
+__all__ = ["STALE_SLACK_S", "claim_metrics", "collect_outputs", "log_file", "signal_name", "write_record"]
+
+#: Outputs modified this long before the run started are stale, not produced by the run.
+STALE_SLACK_S = 2.0
+
+
+def signal_name(number: int) -> str:
+    """'SIGTERM' for 15; the number itself for a signal Python does not know."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
+
+
+def _tree_digest(directory: Path) -> tuple[str, int]:
+    lines, total = [], 0
+    for path in sorted(p for p in directory.rglob("*") if p.is_file() and not p.is_symlink()):
+        lines.append(f"{sha256_file(path)}  {path.relative_to(directory).as_posix()}\n")
+        total += path.stat().st_size
+    return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest(), total
+
+
+def collect_outputs(plan: RunPlan, started_epoch: float, messages: list[str]
+                    ) -> tuple[list[OutputFile], list[MissingOutput], dict[str, Path]]:
+    """The declared outputs this run produced, those it did not, and where the produced ones are."""
+    produced: list[OutputFile] = []
+    missing: list[MissingOutput] = []
+    paths: dict[str, Path] = {}
+    root = plan.artifact.root
+    for ident, rel, fmt in plan.outputs:
+        resolved = resolve_inside(root, rel, kind="any")
+        if resolved.path is None:
+            if resolved.issue is PathIssue.MISSING:
+                messages.append(f"declared output {ident!r} ({rel}) was not produced")
+            else:
+                messages.append(f"declared output {ident!r} ({rel}) leaves the artifact root")
+            missing.append(MissingOutput(id=ident, path=rel))
+            continue
+        path = resolved.path
+        try:
+            info = path.stat()
+            if info.st_mtime < started_epoch - STALE_SLACK_S:
+                messages.append(f"declared output {ident!r} ({rel}) was not written by this run "
+                                f"(last modified before it started)")
+                missing.append(MissingOutput(id=ident, path=rel))
+                continue
+            if path.is_dir():
+                digest, size = _tree_digest(path)
+            elif path.is_file():
+                digest, size = sha256_file(path), info.st_size
+            else:
+                messages.append(f"declared output {ident!r} ({rel}) is not a regular file or directory")
+                missing.append(MissingOutput(id=ident, path=rel))
+                continue
+        except OSError as exc:
+            messages.append(f"declared output {ident!r} ({rel}) cannot be read: {exc.strerror or exc}")
+            missing.append(MissingOutput(id=ident, path=rel))
+            continue
+        if fmt == "directory" and not path.is_dir():
+            messages.append(f"declared output {ident!r} ({rel}) should be a directory but is a file")
+        mtime = utc_stamp(datetime.fromtimestamp(info.st_mtime, timezone.utc))
+        produced.append(OutputFile(id=ident, path=rel, sha256=digest, size=size, mtime=mtime))
+        paths[ident] = path
+    return produced, missing, paths
+
+
+def claim_metrics(plan: RunPlan, paths: Mapping[str, Path], messages: list[str]) -> tuple[dict[str, float], bool]:
+    """Metrics of this launcher's claims; the flag says whether every claim got its value."""
+    metrics: dict[str, float] = {}
+    complete = True
+    declared = {ident: rel for ident, rel, _ in plan.outputs}
+    for claim in plan.artifact.manifest.claims:
+        if claim.launcher != plan.launcher.id:
+            continue
+        out = claim.extract.output
+        if out not in declared:
+            messages.append(f"claim {claim.id!r}: launcher {plan.launcher.id!r} declares no output {out!r}")
+            complete = False
+            continue
+        if out not in paths:
+            messages.append(f"claim {claim.id!r}: no value, output {out!r} is missing")
+            complete = False
+            continue
+        try:
+            metrics[claim.id] = extract_value(paths[out], claim.extract)
+        except ExtractError as exc:
+            messages.append(f"claim {claim.id!r}: output {out!r} ({declared[out]}) {exc}")
+            complete = False
+    return metrics, complete
+
+
+def log_file(directory: Path, stream: str) -> LogFile:
+    """The entry of ``<stream>.log`` in the run directory."""
+    path = directory / f"{stream}.log"
+    return LogFile(stream=stream, path=path.name, sha256=sha256_file(path), size=path.stat().st_size)
+
+
+def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started: datetime, ended: datetime,
+                 duration_s: float, started_epoch: float, status: RunStatus, exit_status: int | None,
+                 killed_by: int | None, host_gpus: list[GpuInfo], assigned: list[int],
+                 environment: dict[str, str], messages: list[str],
+                 container: ContainerInfo | None = None) -> RunRecord:
+    """Check the outputs, extract the metrics, and write ``record.json`` atomically; the record."""
+    outputs, missing, paths = collect_outputs(plan, started_epoch, messages)
+    metrics, complete = claim_metrics(plan, paths, messages)
+    if status == RunStatus.COMPLETED and exit_status == 0 and (missing or not complete):
+        status = RunStatus.FAILED
+    record = RunRecord(
+        record_version=RECORD_VERSION,
+        artifact_id=plan.artifact.manifest.id,
+        artifact_digest=plan.artifact.digest,
+        launcher=plan.launcher.id,
+        argv=plan.argv,
+        cwd=plan.cwd,
+        parameters=plan.parameters,
+        seed=plan.seed,
+        started=utc_stamp(started),
+        ended=utc_stamp(ended),
+        duration_s=round(duration_s, 6),
+        status=status,
+        exit_status=exit_status,
+        signal=killed_by,
+        executor=executor,
+        container=container,
+        timeout_s=plan.timeout_s,
+        host=host_fingerprint(host_gpus),
+        gpus=assigned,
+        environment=redact(environment),
+        outputs=outputs,
+        missing_outputs=missing,
+        logs=[log_file(directory, "stdout"), log_file(directory, "stderr")],
+        metrics=metrics,
+        messages=messages,
+    )
+    write_atomic(directory / "record.json", record_bytes(record))
+    return record
