@@ -78,7 +78,7 @@ def _describe(result: RunResult, root: Any) -> str:
 
 def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all_seeds: bool,
                  params: tuple[str, ...], quiet: bool, executor: str = "local", image: str | None = None,
-                 engine_url: str | None = None, network: str | None = None) -> int:
+                 engine_url: str | None = None, network: str | None = None, env: str = "current") -> int:
     """Plan and run; return the exit code."""
     import signal
     import threading
@@ -105,6 +105,7 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
             term.say(f"container engine: {engine.description} at {engine.url}; image {resolved.reference} "
                      f"({resolved.id})")
             run = container.execute
+        env_dir = _locked_env(artifact, term) if env == "locked" else None
         gpus = inventory()  # once: nvidia-smi is slow, and the devices do not change between runs
     except RunError as exc:
         click.echo(f"error: {exc}", err=True)
@@ -119,7 +120,7 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
         stop.set()
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    options = RunOptions(on_output=term.output, on_progress=term.progress, stop=stop, gpus=gpus)
+    options = RunOptions(on_output=term.output, on_progress=term.progress, stop=stop, gpus=gpus, env_dir=env_dir)
     if engine is not None:
         from ..run.container import ContainerOptions
 
@@ -164,6 +165,29 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
     return EXIT_OK if ok else EXIT_FAILED
 
 
+def _locked_env(artifact: Any, term: _Terminal) -> Any:
+    """The environment 'rra env create' builds from the manifest's lock (reused from the cache)."""
+    from ..env.create import CreateError, create_env
+    from ..env.locks import LockError
+    from ..io.paths import resolve_inside
+    from ..run import ArtifactError
+
+    lock = artifact.manifest.environment.lock
+    if lock is None:
+        raise ArtifactError("--env locked: the manifest's environment has no lock (run 'rra lock')")
+    resolved = resolve_inside(artifact.root, lock.path, kind="file")
+    if resolved.path is None:
+        raise ArtifactError(f"--env locked: lock file {lock.path!r} is not a file inside the artifact")
+    term.say(f"environment: building or reusing the one locked by {lock.path} ...")
+    try:
+        created = create_env(resolved.path, str(lock.format), expected_sha256=lock.sha256, display=lock.path)
+    except (CreateError, LockError) as exc:
+        raise ArtifactError(f"--env locked: {exc}") from None
+    term.say(f"environment: {created.path} ({'reused' if created.reused else 'built'}, "
+             f"{created.packages} package(s))")
+    return created.path
+
+
 @click.command("run")
 @click.argument("args", nargs=-1, metavar="[ARTIFACT] [LAUNCHER]")
 @click.option("--seed", type=int, default=None, help="Run this seed.  [default: the launcher's first seed]")
@@ -182,9 +206,12 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
                    "[default: $RRA_CONTAINER_HOST, else $DOCKER_HOST, else unix:///var/run/docker.sock]")
 @click.option("--network", metavar="MODE", default=None,
               help="Give the container this network ('bridge', 'host', a network name).  [default: none]")
+@click.option("--env", "env", type=click.Choice(["current", "locked"]), default="current", show_default=True,
+              help="Python packages of a local run: this interpreter's environment, or the one "
+                   "'rra env create' builds from the manifest's lock (cached by the lock's digest).")
 def run_command(args: tuple[str, ...], seed: int | None, all_seeds: bool, params: tuple[str, ...],
                 run_all: bool, quiet: bool, executor: str, image: str | None, engine_url: str | None,
-                network: str | None) -> None:
+                network: str | None, env: str) -> None:
     """Run a launcher from a clean shell and write a run record per run.
 
     Each run gets a new directory runs/<launcher>/<seed>-<UTC time>/ holding record.json,
@@ -198,9 +225,11 @@ def run_command(args: tuple[str, ...], seed: int | None, all_seeds: bool, params
         raise click.UsageError("give --seed or --all-seeds, not both")
     if executor != "container" and (image or engine_url or network):
         raise click.UsageError("--image, --engine-url and --network need --executor container")
+    if executor == "container" and env == "locked":
+        raise click.UsageError("--env locked is for local runs; a container run uses its image's packages")
     artifact, launcher = _split_args(args, run_all)
     sys.exit(execute_runs(artifact, launcher, seed, all_seeds, params, quiet, executor, image, engine_url,
-                          network))
+                          network, env))
 
 
 def _num(value: float | None) -> str:

@@ -32,6 +32,7 @@ class RRAModel(BaseModel):
         frozen=True,
         use_enum_values=True,
         json_schema_extra=_close_with_extensions,
+        defer_build=True,
     )
 
     @model_validator(mode="after")

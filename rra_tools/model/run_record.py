@@ -19,6 +19,7 @@ __all__ = [
     "ContainerInfo",
     "Executor",
     "GpuInfo",
+    "LockMatch",
     "Host",
     "LogFile",
     "LogStream",
@@ -71,6 +72,23 @@ class GpuInfo(RRAModel):
     memory_mib: int | None = Field(default=None, ge=0, description="Device memory, MiB.")
 
 
+class LockMatch(RRAModel):
+    """How the run's package set compares with the manifest's environment lock."""
+
+    path: str = Field(description="The lock file, relative to the artifact root.")
+    sha256: Sha256 = Field(description="SHA-256 of the lock file when the run started.")
+    matches: bool = Field(
+        description="True when every package of the lock is installed at its locked version "
+        "(packages outside the lock are counted in 'extra', not held against the match)."
+    )
+    missing: list[str] = Field(
+        default_factory=list,
+        description="'name==version' of locked packages that are absent or installed at another "
+        "version (then 'name==version (installed: other)').",
+    )
+    extra: int = Field(ge=0, description="Installed distributions the lock does not list.")
+
+
 class Host(RRAModel):
     """Fingerprint of the machine and software the run took place on."""
 
@@ -84,6 +102,16 @@ class Host(RRAModel):
     )
     packages: int = Field(ge=0, description="Number of installed distributions in the digest.")
     gpus: list[GpuInfo] = Field(default_factory=list, description="Accelerators of the host.")
+    environment: str = Field(
+        default="current",
+        description="Where the launcher's Python packages came from: 'current' (the interpreter "
+        "running rra) or 'locked' (the environment 'rra env create' built from the lock); for a "
+        "container run, 'image'.",
+    )
+    lock: LockMatch | None = Field(
+        default=None, description="Comparison of the package set with the manifest's lock, when "
+        "the manifest has a readable pip lock and the packages are visible to the executor."
+    )
 
 
 class OutputFile(RRAModel):
@@ -185,5 +213,11 @@ class RunRecord(RRAModel):
         default_factory=dict,
         description="Value obtained for each claim of the launcher (claim id -> number, after "
         "extraction and scale); a claim whose value could not be extracted is absent.",
+    )
+    stray_writes: list[str] = Field(
+        default_factory=list,
+        description="Files under the artifact root that the run created, changed or removed outside "
+        "its declared outputs and the run-record directory (at most 100 listed; 'messages' gives "
+        "the total). A run with stray writes has failed.",
     )
     messages: list[str] = Field(default_factory=list, description="What went wrong or deserves notice.")

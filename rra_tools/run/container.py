@@ -38,7 +38,7 @@ from ..model.run_record import ContainerInfo, Executor, GpuInfo, RunStatus
 from .errors import EngineUnavailable, EngineUnsupported, ImageUnavailable, PlanError
 from .gpus import GpuLease, acquire, inventory
 from .local import Progress, RunOptions, RunResult, clean_environment
-from .outcome import signal_name, write_record
+from .outcome import signal_name, snapshot_before, write_record
 from .plan import Artifact, RunPlan
 from .records import new_run_dir
 
@@ -364,6 +364,7 @@ class _Run:
         started = _now()
         directory = new_run_dir(plan.artifact.runs_dir, plan.launcher.id, plan.seed, started)
         recorded_env = self.env
+        before = snapshot_before(plan)
         started_epoch = time.time()
         t0 = time.monotonic()
         with open(directory / "stdout.log", "wb") as out_log, open(directory / "stderr.log", "wb") as err_log:
@@ -388,7 +389,7 @@ class _Run:
                               duration_s=duration, started_epoch=started_epoch, status=self.status,
                               exit_status=self.exit_status, killed_by=self.killed_by, host_gpus=self.gpus,
                               assigned=self.assigned, environment=recorded_env, messages=self.messages,
-                              container=info)
+                              container=info, before=before)
         return RunResult(record, directory)
 
     def _mounts(self) -> list[Any]:

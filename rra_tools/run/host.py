@@ -7,29 +7,32 @@ import os
 import platform
 import re
 from collections.abc import Sequence
+from typing import Any
 from functools import lru_cache
 from pathlib import Path
 
-from ..model.run_record import GpuInfo, Host
+from ..model.run_record import GpuInfo, Host, LockMatch
 
-__all__ = ["host_fingerprint", "package_set"]
+__all__ = ["compare_with_lock", "env_site_dirs", "host_fingerprint", "lock_match", "package_set"]
 
 
 _DIST_INFO = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)\.dist-info$")
 
 
-@lru_cache(maxsize=1)
-def package_set() -> tuple[str, ...]:
-    """Sorted 'name==version' of the distributions installed for this interpreter (PEP 503 names).
+@lru_cache(maxsize=4)
+def package_set(site_dirs: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """Sorted 'name==version' of the distributions installed in ``site_dirs`` (default: this
+    interpreter's sys.path), names normalised as in PEP 503.
 
     ``*.dist-info`` directories name their distribution and version (PEP 427), so those are
-    read from the directory name; anything else (``*.egg-info``) from its metadata.
+    read from the directory name; anything else (``*.egg-info``) from its metadata. Nothing is
+    imported or executed, so this also reads another environment's site-packages.
     """
     import sys
     from importlib.metadata import PathDistribution
 
     lines = set()
-    for entry in dict.fromkeys(sys.path):
+    for entry in dict.fromkeys(sys.path if site_dirs is None else site_dirs):
         try:
             names = os.listdir(entry or ".")
         except OSError:
@@ -46,13 +49,74 @@ def package_set() -> tuple[str, ...]:
     return tuple(sorted(lines))
 
 
+def env_site_dirs(env_dir: Path) -> tuple[str, ...]:
+    """The site-packages directories of a virtual environment (``lib/python*/site-packages``)."""
+    return tuple(sorted(str(p) for p in env_dir.glob("lib*/python*/site-packages") if p.is_dir()))
+
+
+def compare_with_lock(packages: Sequence[str], locked: Sequence[tuple[str, str | None]], path: str,
+                      sha256: str) -> LockMatch:
+    """How ``packages`` ('name==version' lines) compare with the lock's (name, version) pairs.
+
+    >>> compare_with_lock(["numpy==2.1.3", "pip==24.0"], [("NumPy", "2.1.3"), ("scipy", "1.14.1")],
+    ...                   "requirements.lock", "0" * 64).missing
+    ['scipy==1.14.1']
+    """
+    installed = dict(line.split("==", 1) for line in packages)
+    missing = []
+    names = set()
+    for name, version in locked:
+        key = _normalise(name)
+        names.add(key)
+        have = installed.get(key)
+        if have is None:
+            missing.append(f"{key}=={version}")
+        elif version is not None and have != version:
+            missing.append(f"{key}=={version} (installed: {have})")
+    extra = sum(1 for key in installed if key not in names)
+    return LockMatch(path=path, sha256=sha256, matches=not missing, missing=sorted(missing), extra=extra)
+
+
 def _normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def host_fingerprint(gpus: Sequence[GpuInfo] = ()) -> Host:
-    """The current host's fingerprint with the given accelerator inventory."""
-    packages = package_set()
+def lock_match(root: Path, lock: Any, packages: Sequence[str]) -> LockMatch | None:
+    """Compare ``packages`` with the manifest's lock block ``lock`` (path, format); None when
+    there is no pip lock to compare with or it cannot be read. Packages whose environment
+    marker is false here (e.g. Windows-only ones) are not expected."""
+    from packaging.markers import InvalidMarker, Marker
+
+    from ..env.locks import LockError, read_lock
+    from ..io.digest import sha256_file
+    from ..io.paths import resolve_inside
+
+    if lock is None or str(lock.format) == "conda-lock":
+        return None
+    resolved = resolve_inside(root, lock.path, kind="file")
+    if resolved.path is None:
+        return None
+    try:
+        sha = sha256_file(resolved.path)
+        locked = read_lock(resolved.path, str(lock.format), display=lock.path)
+    except (LockError, OSError):
+        return None
+    expected = []
+    for package in locked.packages:
+        try:
+            if package.marker and not Marker(package.marker).evaluate():
+                continue
+        except InvalidMarker:
+            pass  # an unreadable marker: expect the package rather than hide it
+        expected.append((package.name, package.version))
+    return compare_with_lock(packages, expected, lock.path, sha)
+
+
+def host_fingerprint(gpus: Sequence[GpuInfo] = (), *, packages: Sequence[str] | None = None,
+                     environment: str = "current", lock: LockMatch | None = None) -> Host:
+    """The current host's fingerprint with the given accelerator inventory; ``packages`` is
+    the run's package set (default: this interpreter's)."""
+    packages = package_set() if packages is None else packages
     digest = hashlib.sha256("".join(line + "\n" for line in packages).encode("utf-8")).hexdigest()
     return Host(
         os=f"{platform.system()} {platform.release()}".strip(),
@@ -62,4 +126,6 @@ def host_fingerprint(gpus: Sequence[GpuInfo] = ()) -> Host:
         packages_digest=digest,
         packages=len(packages),
         gpus=list(gpus),
+        environment=environment,
+        lock=lock,
     )

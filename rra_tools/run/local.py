@@ -28,7 +28,7 @@ from ..io.paths import resolve_inside
 from ..model.run_record import Executor, GpuInfo, RunRecord, RunStatus
 from .gpus import acquire, inventory
 from .outcome import signal_name as _signal_name
-from .outcome import write_record
+from .outcome import snapshot_before, write_record
 from .plan import RunPlan
 from .records import new_run_dir
 
@@ -63,6 +63,9 @@ class RunOptions:
     gpus: Sequence[GpuInfo] | None = None
     #: Environment rra itself reads (RRA_GPU_*); None means os.environ. Never passed to the run.
     environ: Mapping[str, str] | None = None
+    #: A virtual environment to run in (e.g. the one 'rra env create' built from the lock): its
+    #: bin directory leads PATH and VIRTUAL_ENV names it. None: this interpreter's environment.
+    env_dir: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -84,16 +87,20 @@ class RunResult:
 
 
 def clean_environment(declared: Mapping[str, str], home: str, cuda_visible: str | None,
-                      path: str | None = None) -> dict[str, str]:
+                      path: str | None = None, env_dir: Path | None = None) -> dict[str, str]:
     """The complete environment of a run; declared variables win over the defaults.
 
-    ``path`` is the PATH of the run; by default this interpreter's bin directory, then
-    MINIMAL_PATH (a container run passes its image's PATH instead).
+    ``path`` is the PATH of the run; by default the bin directory of ``env_dir`` (a virtual
+    environment) or of this interpreter, then MINIMAL_PATH (a container run passes its image's
+    PATH instead). Python is told not to write bytecode caches: a ``__pycache__`` next to the
+    code would be a write outside the declared outputs.
     """
     if path is None:
-        bin_dir = os.path.dirname(sys.executable)
+        bin_dir = str(env_dir / "bin") if env_dir is not None else os.path.dirname(sys.executable)
         path = MINIMAL_PATH if not bin_dir or bin_dir in MINIMAL_PATH.split(":") else f"{bin_dir}:{MINIMAL_PATH}"
-    env = {"PATH": path, "HOME": home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    env = {"PATH": path, "HOME": home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
+    if env_dir is not None:
+        env["VIRTUAL_ENV"] = str(env_dir)
     if cuda_visible is not None:
         env["CUDA_VISIBLE_DEVICES"] = cuda_visible
     env.update(declared)
@@ -164,12 +171,13 @@ def _execute(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], visible: s
              assigned: list[int]) -> RunResult:
     started = _now()
     directory = new_run_dir(plan.artifact.runs_dir, plan.launcher.id, plan.seed, started)
-    env = clean_environment(plan.env, home, visible)
+    env = clean_environment(plan.env, home, visible, env_dir=options.env_dir)
     messages: list[str] = []
     status = RunStatus.COMPLETED
     exit_status: int | None = None
     killed_by: int | None = None
     cwd = resolve_inside(plan.artifact.root, plan.cwd, kind="dir")
+    before = snapshot_before(plan)
     started_epoch = time.time()
     t0 = time.monotonic()
     with open(directory / "stdout.log", "wb") as out_log, open(directory / "stderr.log", "wb") as err_log:
@@ -217,7 +225,7 @@ def _execute(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], visible: s
     record = write_record(plan, directory, executor=Executor.LOCAL, started=started, ended=_now(),
                           duration_s=time.monotonic() - t0, started_epoch=started_epoch, status=status,
                           exit_status=exit_status, killed_by=killed_by, host_gpus=gpus, assigned=assigned,
-                          environment=env, messages=messages)
+                          environment=env, messages=messages, before=before, env_dir=options.env_dir)
     return RunResult(record, directory)
 
 

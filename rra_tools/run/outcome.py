@@ -13,6 +13,7 @@ import signal
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from ..io.digest import sha256_file
 from ..io.paths import PathIssue, resolve_inside
@@ -28,11 +29,16 @@ from ..model.run_record import (
     RunStatus,
 )
 from .extract import ExtractError, extract_value
-from .host import host_fingerprint
+from .host import env_site_dirs, host_fingerprint, lock_match, package_set
+from .tree import Snapshot, stray_writes, take_snapshot
 from .plan import RunPlan
 from .records import record_bytes, redact, utc_stamp, write_atomic
 
-__all__ = ["STALE_SLACK_S", "claim_metrics", "collect_outputs", "log_file", "signal_name", "write_record"]
+__all__ = ["MAX_STRAY_LISTED", "STALE_SLACK_S", "allowed_writes", "claim_metrics", "collect_outputs", "log_file",
+           "signal_name", "snapshot_before", "write_record"]
+
+#: Stray writes listed in a record; the message gives the total.
+MAX_STRAY_LISTED = 100
 
 #: Outputs modified this long before the run started are stale, not produced by the run.
 STALE_SLACK_S = 2.0
@@ -129,15 +135,58 @@ def log_file(directory: Path, stream: str) -> LogFile:
     return LogFile(stream=stream, path=path.name, sha256=sha256_file(path), size=path.stat().st_size)
 
 
+def allowed_writes(plan: RunPlan) -> list[str]:
+    """Where a run may write inside the artifact: its declared outputs, the record directory,
+    and (because runs of other launchers and seeds may go on at the same time) every output any
+    launcher declares; a templated path counts from its last directory before a placeholder."""
+    allowed = [rel for _, rel, _ in plan.outputs]
+    for launcher in plan.artifact.manifest.launchers:
+        for output in launcher.outputs:
+            fixed = output.path.split("{", 1)[0]
+            allowed.append(output.path if fixed == output.path else fixed.rpartition("/")[0])
+    try:
+        allowed.append(plan.artifact.runs_dir.relative_to(plan.artifact.root).as_posix())
+    except ValueError:
+        pass
+    return allowed
+
+
+def snapshot_before(plan: RunPlan) -> Snapshot:
+    """The artifact tree's metadata outside the allowed places, taken before the process starts."""
+    return take_snapshot(plan.artifact.root, [a for a in allowed_writes(plan) if a])
+
+
+def _host(plan: RunPlan, executor: Executor, host_gpus: list[GpuInfo], env_dir: Path | None) -> Any:
+    if executor == Executor.CONTAINER:
+        # The image's packages are not visible from here; the image id in 'container' pins them.
+        return host_fingerprint(host_gpus, environment="image")
+    packages = package_set(env_site_dirs(env_dir)) if env_dir is not None else package_set()
+    lock = lock_match(plan.artifact.root, plan.artifact.manifest.environment.lock, packages)
+    return host_fingerprint(host_gpus, packages=packages, environment="locked" if env_dir else "current",
+                            lock=lock)
+
+
 def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started: datetime, ended: datetime,
                  duration_s: float, started_epoch: float, status: RunStatus, exit_status: int | None,
                  killed_by: int | None, host_gpus: list[GpuInfo], assigned: list[int],
                  environment: dict[str, str], messages: list[str],
-                 container: ContainerInfo | None = None) -> RunRecord:
-    """Check the outputs, extract the metrics, and write ``record.json`` atomically; the record."""
+                 container: ContainerInfo | None = None, before: Snapshot | None = None,
+                 env_dir: Path | None = None) -> RunRecord:
+    """Check the outputs and the tree, extract the metrics, and write ``record.json`` atomically.
+
+    ``before`` is the tree snapshot taken before the run (:func:`snapshot_before`); files
+    created, changed or removed outside the allowed places since then fail the run.
+    """
     outputs, missing, paths = collect_outputs(plan, started_epoch, messages)
     metrics, complete = claim_metrics(plan, paths, messages)
-    if status == RunStatus.COMPLETED and exit_status == 0 and (missing or not complete):
+    stray: list[str] = []
+    if before is not None:
+        stray = stray_writes(before, take_snapshot(plan.artifact.root, [a for a in allowed_writes(plan) if a]))
+        if stray:
+            shown = ", ".join(stray[:5]) + (f" and {len(stray) - 5} more" if len(stray) > 5 else "")
+            messages.append(f"the run wrote outside its declared outputs ({len(stray)} file(s)): {shown}; "
+                            "declare them as outputs or write them elsewhere")
+    if status == RunStatus.COMPLETED and exit_status == 0 and (missing or not complete or stray):
         status = RunStatus.FAILED
     record = RunRecord(
         record_version=RECORD_VERSION,
@@ -157,13 +206,14 @@ def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started:
         executor=executor,
         container=container,
         timeout_s=plan.timeout_s,
-        host=host_fingerprint(host_gpus),
+        host=_host(plan, executor, host_gpus, env_dir),
         gpus=assigned,
         environment=redact(environment),
         outputs=outputs,
         missing_outputs=missing,
         logs=[log_file(directory, "stdout"), log_file(directory, "stderr")],
         metrics=metrics,
+        stray_writes=stray[:MAX_STRAY_LISTED],
         messages=messages,
     )
     write_atomic(directory / "record.json", record_bytes(record))

@@ -227,3 +227,44 @@ def test_universal_lock_markers_are_honoured(digits: Path, cache: dict[str, str]
     checked = rra("env", "check", str(digits), "--python", created.stdout.strip(), "-f", "json")
     # colorama is for Windows only: neither installed nor reported missing here.
     assert checked.returncode == 0 and json.loads(checked.stdout)["diagnostics"] == [], checked.stdout
+
+
+
+def test_run_inside_the_locked_environment(tmp_path: Path, cache: dict[str, str]) -> None:
+    import hashlib
+
+    root = tmp_path / "art"
+    root.mkdir()
+    lock = f"six==1.17.0 \\\n    --hash=sha256:{SIX_WHEEL}\n"
+    (root / "requirements.lock").write_text(lock)
+    (root / "job.py").write_text(
+        "import json, os, sys, six\n"
+        "os.makedirs('out', exist_ok=True)\n"
+        "json.dump({'prefix': sys.prefix, 'six': six.__version__}, open('out/env.json', 'w'))\n")
+    manifest = {
+        "rra_version": "1.0", "id": "locked-run", "title": "Run in the locked environment",
+        "paper": {"title": "T", "authors": [{"name": "T"}]},
+        "code": {"license": "MIT", "tree": {"path": "."}},
+        "environment": {"interpreter": {"version": "3.11"},
+                        "lock": {"path": "requirements.lock", "format": "requirements-hashes",
+                                 "sha256": hashlib.sha256(lock.encode()).hexdigest()}},
+        "launchers": [{"id": "job", "argv": ["python", "job.py"], "stochastic": False,
+                       "resources": {"timeout_s": 60, "expected_runtime_s": 1},
+                       "outputs": [{"id": "env", "path": "out/env.json", "format": "json"}]}],
+    }
+    (root / "rra.yaml").write_text(json.dumps(manifest, indent=1))
+    done = rra("run", str(root), "job", "--env", "locked", env=cache)
+    assert done.returncode == 0, done.stderr
+    assert "environment: " in done.stderr and "(built, 1 package(s))" in done.stderr
+    (record_path,) = root.glob("runs/job/*/record.json")
+    record = json.loads(record_path.read_text())
+    env_dir = Path(cache["RRA_CACHE_DIR"]) / "envs" / hashlib.sha256(lock.encode()).hexdigest()[:16]
+    written = json.loads((root / "out/env.json").read_text())
+    assert (written["prefix"], written["six"]) == (str(env_dir), "1.17.0")
+    assert record["environment"]["VIRTUAL_ENV"] == str(env_dir)
+    assert record["host"]["environment"] == "locked"
+    assert record["host"]["packages"] == 1
+    assert record["host"]["lock"] == {"path": "requirements.lock", "sha256": manifest["environment"]["lock"]["sha256"],
+                                      "matches": True, "missing": [], "extra": 0}
+    again = rra("run", str(root), "job", "--env", "locked", env=cache)
+    assert again.returncode == 0 and "(reused, 1 package(s))" in again.stderr

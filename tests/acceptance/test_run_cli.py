@@ -122,7 +122,8 @@ def test_concurrent_gpu_runs_get_disjoint_devices(art: Path, tmp_path: Path) -> 
         assert third.returncode == 1
         assert "[rra] error: launcher 'gpu' needs 1 GPU(s); only 0 of 2 are free" in third.stderr
     finally:
-        (art / "go").touch()
+        (art / "out").mkdir(exist_ok=True)
+        (art / "out" / "go").touch()
         outs = [p.communicate(timeout=60) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
     assert sorted(r["gpus"][0] for r in records(art, "gpu")) == [0, 1]

@@ -162,7 +162,8 @@ def test_environment_is_clean_and_recorded(art: Path, engine: Engine, monkeypatc
     # The record holds what the engine gave the container: ours plus its own (TERM, container),
     # minus HOSTNAME, which the runtime sets at start.
     assert set(data["environment"]) == set(seen) - {"HOSTNAME"}
-    assert set(seen) - {"PATH", "HOME", "LANG", "LC_ALL", "MODE", "API_TOKEN"} <= {"HOSTNAME", "TERM", "container"}
+    assert set(seen) - {"PATH", "HOME", "LANG", "LC_ALL", "PYTHONDONTWRITEBYTECODE", "MODE", "API_TOKEN"} <= {
+        "HOSTNAME", "TERM", "container"}
     assert data["environment"]["API_TOKEN"] == "[redacted]"
     assert "s3cret" not in result.record_path.read_text()
 

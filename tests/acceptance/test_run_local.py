@@ -66,7 +66,7 @@ SCRIPTS = {
         import os, time
         print("CUDA_VISIBLE_DEVICES=" + os.environ.get("CUDA_VISIBLE_DEVICES", ""), flush=True)
         deadline = time.monotonic() + 20
-        while not os.path.exists("go") and time.monotonic() < deadline:  # a barrier the test opens
+        while not os.path.exists("out/go") and time.monotonic() < deadline:  # a barrier the test opens
             time.sleep(0.02)
     """,
     "slow.py": """
@@ -255,7 +255,7 @@ def test_clean_environment_and_redaction(art: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "nope")
     result = run_one(art, "envdump")
     seen = json.loads((art / "out" / "env.json").read_text())
-    assert set(seen) == {"PATH", "HOME", "LANG", "LC_ALL", "API_TOKEN", "MODE"}
+    assert set(seen) == {"PATH", "HOME", "LANG", "LC_ALL", "PYTHONDONTWRITEBYTECODE", "API_TOKEN", "MODE"}
     assert seen["API_TOKEN"] == "s3cret" and seen["MODE"] == "x"
     assert seen["LANG"] == seen["LC_ALL"] == "C.UTF-8"
     assert seen["PATH"].endswith(":/usr/bin:/bin")
@@ -280,7 +280,8 @@ def test_gpu_request_larger_than_inventory_is_refused(art: Path, tmp_path: Path)
 
 def test_gpu_assignment_is_recorded(art: Path, tmp_path: Path) -> None:
     environ = {INVENTORY_ENV: _fake_gpus(2), LOCK_DIR_ENV: str(tmp_path / "locks")}
-    (art / "go").touch()
+    (art / "out").mkdir(exist_ok=True)
+    (art / "out" / "go").touch()
     result = run_one(art, "gpu", gpus=None, environ=environ)
     data = read_record(result)
     assert data["gpus"] == [0]
@@ -321,3 +322,73 @@ def test_run_records_directory_must_stay_inside(art: Path, tmp_path: Path) -> No
     with pytest.raises(ArtifactError, match=r"^evidence.run_records 'runs' leaves the artifact root$"):
         run_one(art, "fail")
     assert list(outside.iterdir()) == []
+
+
+def _tree_artifact(root: Path, body: str, **launcher: Any) -> Path:
+    """A one-launcher artifact whose launcher runs ``body`` (Python) from the root."""
+    data = manifest()
+    data["launchers"] = [_launcher("job", ["python", "job.py"], **launcher)]
+    data["claims"] = []
+    root.mkdir(parents=True)
+    (root / "rra.yaml").write_text(json.dumps(data, indent=1), encoding="utf-8")
+    (root / "job.py").write_text(textwrap.dedent(body).lstrip(), encoding="utf-8")
+    (root / "helper.py").write_text("VALUE = 1\n", encoding="utf-8")
+    (root / "config.txt").write_text("lr=0.1\n", encoding="utf-8")
+    (root / "old.txt").write_text("to be deleted\n", encoding="utf-8")
+    return root
+
+
+def test_writes_outside_declared_outputs_fail_the_run(tmp_path: Path) -> None:
+    root = _tree_artifact(tmp_path / "art", """
+        import os
+        os.makedirs("out", exist_ok=True)
+        open("out/result.json", "w").write("{}")
+        open("cache.bin", "w").write("x")           # a new file next to the code
+        open("config.txt", "a").write("lr=0.2\\n")   # a changed input
+        os.remove("old.txt")                         # a removed file
+        os.makedirs("scratch/deep", exist_ok=True)
+        open("scratch/deep/t.txt", "w").write("t")
+    """, outputs=[{"id": "r", "path": "out/result.json", "format": "json"}])
+    result = run_one(root, "job")
+    data = read_record(result)
+    assert data["exit_status"] == 0 and data["status"] == "failed"
+    assert data["stray_writes"] == ["cache.bin", "config.txt", "old.txt", "scratch/deep/t.txt"]
+    assert any("wrote outside its declared outputs (4 file(s))" in m for m in data["messages"])
+    assert [o["id"] for o in data["outputs"]] == ["r"]  # the declared output is still recorded
+
+
+def test_declared_outputs_imports_and_records_are_not_stray(tmp_path: Path) -> None:
+    # Importing a sibling module would write __pycache__ next to it; the clean environment
+    # tells Python not to, so an ordinary launcher leaves the tree as it found it.
+    root = _tree_artifact(tmp_path / "art", """
+        import json, os, helper
+        os.makedirs("out/sub", exist_ok=True)
+        json.dump({"v": helper.VALUE}, open("out/sub/v.json", "w"))
+    """, outputs=[{"id": "d", "path": "out", "format": "directory"}])
+    result = run_one(root, "job")
+    data = read_record(result)
+    assert (data["status"], data["stray_writes"]) == ("completed", [])
+    assert data["environment"]["PYTHONDONTWRITEBYTECODE"] == "1"
+    assert not (root / "__pycache__").exists()
+
+
+def test_package_set_is_compared_with_the_lock(tmp_path: Path) -> None:
+    import hashlib
+    from importlib.metadata import version
+
+    root = _tree_artifact(tmp_path / "art", "print('hi')\n")
+    click_version = version("click")
+    lock = (f"click=={click_version} --hash=sha256:{'0' * 64}\n"
+            f"rra-surely-absent==1.0 --hash=sha256:{'1' * 64}\n"
+            f"pywin32==306 ; sys_platform == 'win32' --hash=sha256:{'2' * 64}\n")
+    (root / "requirements.lock").write_text(lock)
+    data = json.loads((root / "rra.yaml").read_text())
+    data["environment"]["lock"] = {"path": "requirements.lock", "format": "requirements-hashes",
+                                   "sha256": hashlib.sha256(lock.encode()).hexdigest()}
+    (root / "rra.yaml").write_text(json.dumps(data))
+    host = read_record(run_one(root, "job"))["host"]
+    assert host["environment"] == "current"
+    assert host["lock"]["matches"] is False
+    # click is installed at its locked version; the Windows-only package is not expected here.
+    assert host["lock"]["missing"] == ["rra-surely-absent==1.0"]
+    assert host["lock"]["extra"] == host["packages"] - 1

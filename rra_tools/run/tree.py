@@ -1,0 +1,63 @@
+"""What a run changed in the artifact tree outside the places it may write.
+
+A launcher may write its declared outputs and nothing else inside the artifact: anything else
+(a cache next to the code, a patched config, a deleted file) makes the next run differ from
+this one and the record untruthful. The executor takes a snapshot of file metadata before the
+run and compares it afterwards; nothing is read or hashed, so the cost is one ``lstat`` per file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["Snapshot", "stray_writes", "take_snapshot"]
+
+#: rel path -> (size, mtime in ns, inode, mode)
+Snapshot = dict[str, tuple[int, int, int, int]]
+
+#: Version-control metadata is not the artifact's content (git touches its index on status).
+_SKIPPED_NAMES = frozenset({".git", ".hg", ".svn"})
+
+
+def _allowed(rel: str, allowed: tuple[str, ...]) -> bool:
+    return any(rel == a or rel.startswith(a + "/") for a in allowed)
+
+
+def take_snapshot(root: Path, allowed: Iterable[str]) -> Snapshot:
+    """Metadata of every file and symlink under ``root`` outside the ``allowed`` relative paths
+    (an allowed path covers everything below it)."""
+    allowed_paths = tuple(a.strip("/") for a in allowed if a.strip("/"))
+    out: Snapshot = {}
+    stack = [("", str(root))]
+    while stack:
+        rel_dir, directory = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if entry.name in _SKIPPED_NAMES or _allowed(rel, allowed_paths):
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((rel, entry.path))
+            else:
+                out[rel] = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode)
+    return out
+
+
+def stray_writes(before: Snapshot, after: Snapshot) -> list[str]:
+    """Sorted relative paths created, changed or removed between the two snapshots.
+
+    >>> stray_writes({"a": (1, 1, 1, 0), "b": (1, 1, 2, 0)}, {"a": (2, 5, 1, 0), "c": (0, 9, 3, 0)})
+    ['a', 'b', 'c']
+    """
+    changed = {rel for rel, meta in after.items() if before.get(rel) != meta}
+    removed = set(before) - set(after)
+    return sorted(changed | removed)
