@@ -83,6 +83,7 @@ def test_lock_from_declared_requirements(digits: Path) -> None:
 
 
 def test_lock_from_pyproject_and_environment_yml(digits: Path) -> None:
+    (digits / "requirements.txt").unlink()  # the example's own; this test declares in the other two
     (digits / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\ndependencies = ["six==1.17.0"]\n')
     (digits / "environment.yml").write_text("dependencies:\n  - python=3.11\n  - pip:\n      - idna==3.10\n")
     done = rra("lock", str(digits))
