@@ -12,7 +12,7 @@ from typing import Any
 
 from ..io.canonical import canonical_digest
 from ..model.manifest import Manifest
-from ..validate.api import MANIFEST_NAMES as _MANIFEST_NAMES
+from ..io.paths import MANIFEST_NAMES as _MANIFEST_NAMES
 
 __all__ = ["Artifact", "ArtifactError", "canonical_digest", "load_artifact", "update_lock_block", "write_atomic"]
 

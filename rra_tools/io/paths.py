@@ -9,7 +9,10 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-__all__ = ["PathIssue", "ResolvedPath", "RootResolver", "lexical_issue", "resolve_inside"]
+__all__ = ["MANIFEST_NAMES", "PathIssue", "ResolvedPath", "RootResolver", "lexical_issue", "resolve_inside"]
+
+#: File names looked for, in this order, when an artifact directory is given.
+MANIFEST_NAMES = ("rra.yaml", "rra.yml", "rra.json")
 
 
 class PathIssue(Enum):

@@ -37,7 +37,7 @@ __all__ = [
 ParamValue = int | float | str | bool
 #: Manifest file names looked for in an artifact directory, in this order (as the validator does).
 from ..io.canonical import canonical_json
-from ..validate.api import MANIFEST_NAMES
+from ..io.paths import MANIFEST_NAMES
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Does `rra run` give a launcher its GPU, and record the machine's GPU fingerprint?
+#
+#   scripts/gpu-check.sh
+#
+# On a machine with an NVIDIA GPU and nvidia-smi: installs this checkout (`pip install -e .`,
+# into a temporary venv; a working .venv of this checkout is reused instead), writes a tiny
+# artifact in a temporary directory whose one launcher needs `resources.gpus: 1` and runs a
+# small Python script (no torch): it prints CUDA_VISIBLE_DEVICES and `nvidia-smi -L`, counts
+# the devices the CUDA driver shows it (libcuda through ctypes, when the driver is there) and
+# writes that to out/gpu.json. Then `rra run` it and print what the run record says: host.gpus
+# (the fingerprint), the devices assigned, the launcher's CUDA_VISIBLE_DEVICES, its output.
+#
+# Exit status: 0 PASS; 1 FAIL (no GPU recorded, CUDA_VISIBLE_DEVICES empty, the run failed, or
+# the CUDA driver shows the launcher a number of devices other than 1); 2 when it cannot check
+# here (no nvidia-smi, no Python >= 3.11, the install failed).
+#
+# Environment:
+#   PYTHON             the interpreter for the venv (default python3; Python >= 3.11).
+#   RRA_GPU_INVENTORY  replaces nvidia-smi's inventory (see rra_tools/run/gpus.py), which makes a
+#                      dry run possible on a machine without a GPU; it proves the script works end
+#                      to end (install, artifact, assignment, record), and the verdict says DRY RUN:
+#                        RRA_GPU_INVENTORY='[{"index": 0, "model": "NVIDIA H200", "driver": "580.1",
+#                          "cuda": "13.0", "memory_mib": 143771}]' scripts/gpu-check.sh
+#   PIP_NO_INDEX=1 PIP_FIND_LINKS=DIR   (read by pip) install offline from a directory of wheels:
+#                      the runtime dependencies of pyproject.toml, hatchling and editables (the
+#                      build backend), with their own; made where the index is reachable with
+#                      `pip download -d DIR --only-binary=:all: --python-version 3.12 --platform
+#                      manylinux_2_17_x86_64 <each requirement> hatchling editables` (about 11 MiB).
+#   KEEP=1             keep the temporary directory (artifact, run record, logs).
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+if [[ -z ${RRA_GPU_INVENTORY:-} ]] && ! command -v nvidia-smi >/dev/null; then
+    echo "gpu-check: nvidia-smi not found, so this machine shows no NVIDIA GPU; nothing to check" >&2
+    echo "gpu-check: (set RRA_GPU_INVENTORY to a JSON list of GPUs for a dry run)" >&2
+    exit 2
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rra-gpu-check.XXXXXX")
+if [[ -n ${KEEP:-} ]]; then echo "gpu-check: keeping $tmp"; else trap 'rm -rf "$tmp"' EXIT; fi
+
+# The interpreter that runs rra: this checkout's .venv when it works, else a fresh venv.
+if "$repo/.venv/bin/python" -c 'import sys, rra_tools; sys.exit(not rra_tools.__file__.startswith(sys.argv[1]))' \
+        "$repo/" 2>/dev/null; then
+    py=$repo/.venv/bin/python
+    echo "gpu-check: using $repo/.venv"
+else
+    base=${PYTHON:-python3}
+    if ! "$base" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+        echo "gpu-check: $base is missing or older than Python 3.11" >&2
+        exit 2
+    fi
+    echo "gpu-check: pip install -e $repo into $tmp/venv"
+    "$base" -m venv "$tmp/venv"
+    py=$tmp/venv/bin/python
+    if ! "$py" -m pip install --quiet --disable-pip-version-check -e "$repo"; then
+        echo "gpu-check: pip install -e $repo failed (offline? see PIP_NO_INDEX / PIP_FIND_LINKS above)" >&2
+        exit 2
+    fi
+fi
+
+# The artifact. The run's clean shell keeps only declared variables: pass where nvidia-smi and
+# the driver's libraries are, since they need not be under /usr/bin:/bin or in ld.so's cache.
+art=$tmp/artifact
+mkdir -p "$art"
+cat > "$art/gpu.py" <<'EOF'
+import ctypes, json, os, subprocess
+visible = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+print(f"CUDA_VISIBLE_DEVICES={visible}", flush=True)
+smi = os.environ.get("NVIDIA_SMI")
+listing = subprocess.run([smi, "-L"], capture_output=True, text=True).stdout.splitlines() if smi else []
+for line in listing:
+    print(f"nvidia-smi -L: {line}", flush=True)
+count = names = None
+try:  # the CUDA driver API honours CUDA_VISIBLE_DEVICES: count what this process can use
+    cuda, n = ctypes.CDLL("libcuda.so.1"), ctypes.c_int()
+    if cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(n)) == 0:
+        count, names = n.value, []
+        for i in range(count):
+            dev, name = ctypes.c_int(), ctypes.create_string_buffer(256)
+            cuda.cuDeviceGet(ctypes.byref(dev), i)
+            cuda.cuDeviceGetName(name, 256, dev)
+            names.append(name.value.decode())
+except OSError:
+    pass
+print(f"CUDA driver: {'not loadable' if count is None else f'{count} device(s) {names}'}", flush=True)
+os.makedirs("out", exist_ok=True)
+with open("out/gpu.json", "w") as f:
+    json.dump({"cuda_visible_devices": visible, "visible_devices": len([d for d in visible.split(",") if d]),
+               "cuda_device_count": count, "cuda_devices": names, "nvidia_smi_l": listing}, f, indent=1)
+EOF
+NVIDIA_SMI=$(command -v nvidia-smi || true) "$py" - "$art" <<'EOF'
+import json, os, sys
+env = {k: os.environ[k] for k in ("NVIDIA_SMI", "LD_LIBRARY_PATH") if os.environ.get(k)}
+manifest = {
+    "rra_version": "1.0", "id": "gpu-check", "title": "GPU check of rra run",
+    "paper": {"title": "GPU check", "authors": [{"name": "rra"}]},
+    "code": {"license": "MIT", "tree": {"path": "."}},
+    "environment": {"interpreter": {"version": "%d.%d" % sys.version_info[:2]}},
+    "launchers": [{"id": "gpu", "argv": ["python", "gpu.py"], "stochastic": False, "env": env,
+                   "resources": {"gpus": 1, "timeout_s": 300, "expected_runtime_s": 5},
+                   "outputs": [{"id": "gpu", "path": "out/gpu.json", "format": "json"}]}],
+}
+with open(os.path.join(sys.argv[1], "rra.yaml"), "w") as f:
+    json.dump(manifest, f, indent=1)
+EOF
+
+echo "gpu-check: rra run $art gpu"
+rc=0
+"$py" -m rra_tools run "$art" gpu || rc=$?
+
+"$py" - "$art" "$rc" <<'EOF'
+import glob, json, os, sys
+art, rc = sys.argv[1], int(sys.argv[2])
+found = sorted(glob.glob(os.path.join(art, "runs", "gpu", "*", "record.json")))
+if not found:
+    print(f"FAIL: rra run exited {rc} and wrote no run record")
+    sys.exit(1)
+record = json.load(open(found[-1]))
+host = record["host"]
+visible = record["environment"].get("CUDA_VISIBLE_DEVICES", "")
+print(f"\nrun record: {found[-1]}")
+print(f"host: {host['os']}, {host['machine']}, {host['cpus']} CPUs, {host['python']}")
+print("host.gpus (GPU fingerprint):")
+for gpu in host["gpus"]:
+    print("  " + json.dumps(gpu))
+print(f"gpus assigned: {record['gpus']}")
+print(f"CUDA_VISIBLE_DEVICES in the launcher's environment: {visible!r}")
+print(f"status {record['status']}, exit status {record['exit_status']}, messages {record['messages']}")
+print("launcher's stdout:")
+print("".join("  " + line for line in open(os.path.join(os.path.dirname(found[-1]), "stdout.log"))), end="")
+try:
+    seen = json.load(open(os.path.join(art, "out", "gpu.json")))
+except (OSError, ValueError):
+    seen = {}
+problems = []
+if not host["gpus"]:
+    problems.append("no GPU recorded in host.gpus")
+if not visible or f"CUDA_VISIBLE_DEVICES={visible}" not in open(os.path.join(os.path.dirname(found[-1]), "stdout.log")).read():
+    problems.append("CUDA_VISIBLE_DEVICES empty or not what the launcher saw")
+if record["status"] != "completed" or record["exit_status"] != 0:
+    problems.append(f"the run did not succeed (rra run exited {rc})")
+if seen.get("cuda_device_count") not in (None, 1):
+    problems.append(f"the CUDA driver shows the launcher {seen['cuda_device_count']} devices, not 1")
+dry = "RRA_GPU_INVENTORY" in os.environ
+if problems:
+    print("FAIL: " + "; ".join(problems))
+    sys.exit(1)
+cuda = "not loadable" if seen.get("cuda_device_count") is None else f"{seen['cuda_device_count']} device(s) {seen['cuda_devices']}"
+print(f"PASS{' (DRY RUN: inventory from RRA_GPU_INVENTORY, no real GPU checked)' if dry else ''}: "
+      f"{len(host['gpus'])} GPU(s) recorded, launcher got CUDA_VISIBLE_DEVICES={visible}, CUDA driver: {cuda}")
+EOF
