@@ -153,14 +153,14 @@ def _caret(source: str, column: int, flow: bool) -> tuple[str, str]:
 
 #: Source lines longer than this are quoted as a window around the column (a minified JSON
 #: manifest is one line of megabytes).
-QUOTE_WIDTH = 120
+QUOTE_WIDTH = 200
 
 
 def _window(source: str, column: int | None) -> tuple[str, int | None]:
     """At most QUOTE_WIDTH characters of ``source`` around ``column``, with '…' where cut, and
     the column in that window.
 
-    >>> _window("x" * 200 + "KEY" + "y" * 200, 201)[0][:34]
+    >>> _window("x" * 300 + "KEY" + "y" * 300, 301)[0][:34]
     '…xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxKEY'
     """
     if len(source) <= QUOTE_WIDTH:
