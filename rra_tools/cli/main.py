@@ -38,18 +38,23 @@ def cli() -> None:
 @click.option("--color/--no-color", default=None, help="Colour text output.  [default: when a terminal]")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the report to this file instead of standard output.")
+@click.option("--attach-report", is_flag=True,
+              help="For oci:// targets: attach the JSON report to the validated manifest as a referrer.")
 def validate(paths: tuple[str, ...], fmt: str, fail_on: str | None, select: str | None,
              extend_select: str | None, ignore: str | None, config_file: str | None,
-             color: bool | None, output: str | None) -> None:
-    """Check RRA manifests: an artifact directory, a manifest file, or '-' for standard input.
+             color: bool | None, output: str | None, attach_report: bool) -> None:
+    """Check RRA manifests: an artifact directory, a manifest file, a packed artifact
+    'oci-layout:DIR[:REF]', one in a registry 'oci://HOST/REPO:TAG' (or @sha256:...), or '-'
+    for standard input.
 
-    Static and offline: nothing from the artifact is executed. Exit status: 0 clean, 1 findings
-    at or above --fail-on, 2 usage error or unreadable input.
+    Static: nothing from the artifact is executed; offline except for oci:// targets. Exit
+    status: 0 clean, 1 findings at or above --fail-on, 2 usage error or unreadable input.
     """
     from .validate_cmd import run_validate
 
     code = run_validate(paths or (".",), fmt=fmt, fail_on=fail_on, select=select, extend_select=extend_select,
-                        ignore=ignore, config_file=config_file, color=color, output=output)
+                        ignore=ignore, config_file=config_file, color=color, output=output,
+                        attach_report=attach_report)
     sys.exit(code)
 
 
@@ -129,6 +134,16 @@ from .env_cmd import env as env_group, lock as lock_command, sbom as sbom_comman
 cli.add_command(lock_command)
 cli.add_command(env_group)
 cli.add_command(sbom_command)
+from .pack_cmd import pack_command  # noqa: E402
+
+cli.add_command(pack_command)
+from .oci_cmd import attach, discover, provenance, pull, push  # noqa: E402
+
+cli.add_command(push)
+cli.add_command(pull)
+cli.add_command(attach)
+cli.add_command(discover)
+cli.add_command(provenance)
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -9,7 +9,7 @@ import click
 
 from ..validate.config import Config, ConfigError, find_config, load_config
 from ..validate.diagnostics import Severity
-from ..validate.result import ValidationReport
+from ..validate.result import ValidationReport, ValidationResult
 from .main import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
 __all__ = ["run_validate"]
@@ -44,10 +44,11 @@ def build_config(paths: tuple[str, ...], config_file: str | None, **overrides: o
 
 def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, select: str | None,
                  extend_select: str | None, ignore: str | None, config_file: str | None,
-                 color: bool | None, output: str | None) -> int:
-    """Validate ``paths`` and write the report; return the exit code."""
+                 color: bool | None, output: str | None, attach_report: bool = False) -> int:
+    """Validate ``paths`` and write the report; return the exit code. With ``attach_report``,
+    the JSON report of each ``oci://`` target is attached to it as a referrer."""
     from ..io.limits import MAX_MANIFEST_BYTES
-    from ..validate.api import validate_bytes, validate_path
+    from ..validate.api import validate_bytes, validate_target
     from ..validate.reporters import render
 
     try:
@@ -58,14 +59,21 @@ def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, selec
         click.echo(f"error: {exc}", err=True)
         return EXIT_USAGE
     report = ValidationReport()
+    remote: list[tuple[ValidationResult, object]] = []
     for path in paths:
         if path == "-":
             # One byte over the cap is enough to refuse; never buffer an unbounded stream.
             raw = sys.stdin.buffer.read(MAX_MANIFEST_BYTES + 1)
             result = validate_bytes(raw, name="<stdin>", root=Path.cwd(), config=config)
             result.input = "-"
+        elif path.startswith("oci://"):
+            from ..oci.pull import validate_remote
+
+            result, pinned = validate_remote(path, config=config)
+            if pinned is not None:
+                remote.append((result, pinned))
         else:
-            result = validate_path(path, config=config)
+            result = validate_target(path, config=config)
         report.results.append(result)
     use_color = color if color is not None else (output is None and sys.stdout.isatty())
     text = render(report, fmt, color=use_color)
@@ -73,7 +81,28 @@ def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, selec
         Path(output).write_text(text, encoding="utf-8")
     else:
         click.echo(text, nl=False)
+    if attach_report and not _attach_reports(remote):
+        return EXIT_USAGE
     if report.any_unreadable:
         return EXIT_USAGE
     threshold = config.fail_on if config.fail_on is not None else Severity.ERROR
     return EXIT_FINDINGS if report.fails(threshold) else EXIT_OK
+
+
+def _attach_reports(remote: list[tuple[ValidationResult, object]]) -> bool:
+    """Attach each oci:// target's JSON report to the manifest it validated; False on failure."""
+    from ..oci.referrers import REPORT_JSON, attach_bytes
+    from ..oci.registry import Reference, RegistryClient, RegistryError
+    from ..validate.reporters import render
+
+    for result, pinned in remote:
+        assert isinstance(pinned, Reference)
+        data = render(ValidationReport([result]), "json").encode("utf-8")
+        try:
+            with RegistryClient(pinned.registry) as client:
+                referrer = attach_bytes(client, pinned, data, REPORT_JSON, title="rra-validation-report.json")
+        except RegistryError as exc:
+            click.echo(f"error: attaching the report to {pinned}: {exc}", err=True)
+            return False
+        click.echo(f"attached the validation report {referrer.digest} to {pinned}", err=True)
+    return True

@@ -39,7 +39,10 @@ class Rule:
 
 
 #: Codes that mean "not (fully) checked"; no configuration can switch them off.
-_MANDATORY = {"RRA001", "RRA002", "RRA003", "RRA004", "RRA006", "RRA007", "RRA008", "RRA100"}
+_MANDATORY = {"RRA001", "RRA002", "RRA003", "RRA004", "RRA006", "RRA007", "RRA008", "RRA100",
+              # A packed artifact that fails these was not verified: integrity and safety.
+              "RRA801", "RRA802", "RRA803", "RRA804", "RRA805", "RRA806", "RRA807", "RRA808", "RRA809",
+              "RRA810"}
 
 
 def _r(code: str, name: str, severity: Severity, section: str, summary: str, *, enabled: bool = True) -> Rule:
@@ -47,6 +50,7 @@ def _r(code: str, name: str, severity: Severity, section: str, summary: str, *, 
 
 
 _MANIFEST = "spec/02-manifest.md"
+_PACKAGING = "spec/05-packaging.md"
 _ALL = [
     # Reading the document.
     _r("RRA001", "input-unreadable", E, "spec/01-overview.md#manifest-files",
@@ -150,6 +154,32 @@ _ALL = [
        "The manifest claims a level that what is present does not support."),
     _r("RRA602", "run-record-unreadable", W, "spec/04-levels.md#run-records",
        "A file in the run-record directory is not a readable run record."),
+    # Packaging: a packed artifact (rra validate oci-layout:DIR).
+    _r("RRA801", "oci-layout-invalid", E, f"{_PACKAGING}#image-layout",
+       "The OCI image layout, its index or a manifest or config in it is missing or malformed."),
+    _r("RRA802", "oci-blob-missing", E, f"{_PACKAGING}#image-layout",
+       "A descriptor names a blob that the layout does not hold."),
+    _r("RRA803", "oci-blob-digest-mismatch", E, f"{_PACKAGING}#digests-and-sizes",
+       "A blob's SHA-256 differs from the digest of its descriptor: the blob was altered."),
+    _r("RRA804", "oci-blob-size-mismatch", E, f"{_PACKAGING}#digests-and-sizes",
+       "A blob's size differs from the size of its descriptor."),
+    _r("RRA805", "oci-too-large", E, f"{_PACKAGING}#size-limits",
+       "An image manifest, config or index is above its size cap, or the layers above the unpack limit."),
+    _r("RRA806", "oci-media-type-invalid", E, f"{_PACKAGING}#media-types",
+       "A media type or artifact type is not the one the packaging format requires."),
+    _r("RRA807", "oci-layer-roles-invalid", E, f"{_PACKAGING}#layers",
+       "The config's layer table and the manifest's layers disagree, or the manifest layer is missing."),
+    _r("RRA808", "oci-unsafe-layer-entry", E, f"{_PACKAGING}#unpacking",
+       "A layer entry is an absolute path, climbs out with '..', is an escaping link, a device, a FIFO or a "
+       "duplicate."),
+    _r("RRA809", "oci-uncompressed-mismatch", E, f"{_PACKAGING}#unpacking",
+       "A layer decompresses to other bytes, or more bytes, than its config entry declares."),
+    _r("RRA810", "oci-embedded-manifest-mismatch", E, f"{_PACKAGING}#the-config",
+       "The config's copy of the manifest differs from the manifest file in the manifest layer."),
+    _r("RRA811", "oci-annotation-missing", E, f"{_PACKAGING}#annotations",
+       "The image manifest lacks a required annotation."),
+    _r("RRA812", "oci-packed-with-findings", W, f"{_PACKAGING}#annotations",
+       "The artifact was packed with --force although validation found errors."),
 ]
 
 #: Every rule by code, in code order.

@@ -51,6 +51,9 @@ class RuleDoc:
     raw: bool = False
     #: Symbolic links (relative path -> target) in the artifact, for the example and the fix alike.
     links: Mapping[str, str] = field(default_factory=dict)
+    #: Language of the example and fix fences: "yaml" for manifests, "console" for a session
+    #: (packaging rules, whose input is a packed artifact rather than a manifest).
+    lang: str = "yaml"
 
 
 def _sha(text: str) -> str:
@@ -260,6 +263,143 @@ _WANDB_SUMMARY = json.dumps({"_runtime": 2391.4, "_step": 199, "test/top1": 0.95
                             indent=2) + "\n"
 _RUN_RECORD = json.dumps({"launcher": "train", "seed": 0, "exit_status": 0, "status": "completed",
                           "metrics": {"top1-ls": 95.02}}, indent=2) + "\n"
+
+def _session(*lines: str) -> str:
+    return "\n".join(lines) + "\n"
+
+
+_PACK = "$ rra pack examples/digits-logreg -o out --ref-name v1"
+_CHECK = "$ rra validate oci-layout:out:v1"
+_CLEAN = "1 input(s) checked: 1 clean; 0 error(s), 0 warning(s), 0 info"
+_REPACK = _session("$ rm -rf out", _PACK, _CHECK, _CLEAN)
+
+#: Packaging rules: their input is a packed artifact, so the examples are console sessions;
+#: tests/unit/test_oci_validate.py builds each situation and checks that the rule fires.
+_PACKAGING_DOCS: dict[str, RuleDoc] = {
+    "RRA801": RuleDoc(
+        what="The input is not a readable OCI image layout: `oci-layout` or `index.json` is missing, not "
+             "JSON or of the wrong shape; no manifest has the ref name asked for (or, with none asked for, "
+             "the index holds more than one); or the image manifest or config is not a JSON object of the "
+             "shape the packaging format defines (an invalid descriptor, a missing layer table).",
+        why="Nothing in a layout can be trusted before its index and manifest are read: the validator "
+            "stops and reports the one problem, like a manifest file that does not parse.",
+        example=_session(_PACK, "$ rm out/oci-layout", _CHECK,
+                         "out/oci-layout: error[RRA801] the layout has no oci-layout file"),
+        fix=_REPACK, lang="console"),
+    "RRA802": RuleDoc(
+        what="A descriptor (the config or a layer) names a blob that is not in `blobs/sha256/`, or the blob "
+             "cannot be opened as a regular file.",
+        why="A layout copied by hand, or pruned by a tool that did not know the artifact, loses blobs. "
+            "The artifact can then not be unpacked, and a registry would refuse the push.",
+        example=_session(_PACK, "$ rm out/blobs/sha256/0c3f8b36548f1380e92974f5ae1a69c8c3191f57621eb6eb14ace6a99994663f",
+                         _CHECK, "out/blobs/sha256/0c3f8b36…: error[RRA802] blob sha256:0c3f8b36… is not in the "
+                                 "layout"),
+        fix=_REPACK, lang="console"),
+    "RRA803": RuleDoc(
+        what="A blob's SHA-256 differs from the digest of the descriptor that names it. For a layer, the "
+             "check runs while the layer is unpacked; when a tampered layer also fails to decompress, the "
+             "digest is reported as the root cause.",
+        why="The digest is the artifact's identity: every signature, provenance statement and reference "
+            "names it. A blob that does not match was altered after packing, and what it holds is not "
+            "what was reviewed.",
+        example=_session(_PACK, "$ printf 'x' | dd of=out/blobs/sha256/0c3f8b36… bs=1 seek=100 conv=notrunc",
+                         _CHECK, "out/blobs/sha256/0c3f8b36…: error[RRA803] layer sha256:0c3f8b36… has digest "
+                                 "sha256:a117bb8d…; the blob was altered"),
+        fix=_REPACK, lang="console"),
+    "RRA804": RuleDoc(
+        what="A blob's size differs from the size of the descriptor that names it (it is checked before the "
+             "digest, and a blob is refused as soon as it grows past the declared size).",
+        why="Readers allocate and bound their reads by the declared size; a blob longer than declared is "
+            "how an attacker would feed a reader more than it agreed to read.",
+        example=_session(_PACK, "$ printf 'junk' >> out/blobs/sha256/5e8c7297…  # the config", _CHECK,
+                         "out/blobs/sha256/…: error[RRA804] config sha256:5e8c7297… is more than 2930 bytes, "
+                         "but its descriptor says 2930"),
+        fix=_REPACK, lang="console"),
+    "RRA805": RuleDoc(
+        what="An image manifest (4 MiB), config (32 MiB) or `index.json` (4 MiB) is above its cap, or the "
+             "layers declare more uncompressed bytes in all than the reader's limit (64 GiB for `rra "
+             "validate`). The cap is checked on the declared size, before anything is read.",
+        why="A reader must not read an unbounded document to find out it is hostile. The caps are far "
+            "above what a packed artifact needs: the config holds a manifest of at most 16 MiB.",
+        example=_session("$ rra validate oci-layout:huge:v1",
+                         "huge/blobs/sha256/…: error[RRA805] config sha256:… is 40000000 bytes, more than the "
+                         "cap of 33554432"),
+        fix=_session("# Keep data out of the manifest: it holds references, not contents.", _PACK, _CHECK,
+                     _CLEAN), lang="console"),
+    "RRA806": RuleDoc(
+        what="The image manifest's `mediaType` or `artifactType`, the config's media type or a layer's "
+             "media type is not one the packaging format defines (`application/vnd.rra.artifact.v1`, "
+             "`application/vnd.rra.config.v1+json`, `application/vnd.rra.layer.v1.<role>.tar[+zstd|+gzip]`).",
+        why="The artifact type is how registries and tools tell a packed RRA from a container image or "
+            "another artifact; a layer of unknown type cannot be given a role or decompressed safely.",
+        example=_session("$ rra validate oci-layout:images:alpine",
+                         "images/blobs/sha256/…: error[RRA806] the manifest has artifactType None; expected "
+                         "'application/vnd.rra.artifact.v1'"),
+        fix=_REPACK, lang="console"),
+    "RRA807": RuleDoc(
+        what="The config's layer table does not describe the manifest's layers one to one (count, order, "
+             "role, data source), a layer's `dev.rra.layer.role` annotation disagrees with its media type, "
+             "a role other than `data` appears twice, the first layer is not the manifest layer, or the "
+             "manifest layer holds no manifest file.",
+        why="Roles decide what a reader fetches and where the files go; a table that disagrees with the "
+            "layers means one of them was edited, and the uncompressed digests could not be trusted.",
+        example=_session(_CHECK, "out/blobs/sha256/…: error[RRA807] the manifest has 5 layers but the config "
+                                 "describes 4"),
+        fix=_REPACK, lang="console"),
+    "RRA808": RuleDoc(
+        what="A layer entry would be unsafe to unpack: an absolute name or one with a `..` component, a "
+             "symbolic link leading out of the destination, a hard link to anything but a file unpacked "
+             "before it, an entry below a link or a file, a device node, a FIFO, an entry of another type, "
+             "a duplicate name, a corrupt header, or more entries, or longer names, than the reader's limits.",
+        why="A layer is untrusted input: a tar entry named `../../.bashrc` or a link to `/etc` would let an "
+            "artifact write anywhere the person unpacking it can. Such layers are refused whole, and "
+            "nothing is written.",
+        example=_session("$ rra validate oci-layout:hostile:v1",
+                         "hostile/blobs/sha256/8c4690c8…: error[RRA808] layer sha256:8c4690c8… entry "
+                         "'../evil' climbs out of the destination with '..'"),
+        fix=_session("# Pack with rra pack, which writes only relative, normalised names.", _PACK, _CHECK,
+                     _CLEAN), lang="console"),
+    "RRA809": RuleDoc(
+        what="A layer decompresses to more bytes than its config entry's `size` (checked as it streams: "
+             "the reader stops at the first excess byte), or to bytes whose SHA-256 is not its `diff_id`, "
+             "or its compressed stream is corrupt.",
+        why="A few kilobytes of zstd can expand to gigabytes of zeros. Bounding every layer by its declared "
+            "size stops such a decompression bomb before it fills the disk, and the uncompressed digest "
+            "ties the unpacked files to the config.",
+        example=_session("$ rra validate oci-layout:bomb:v1",
+                         "bomb/blobs/sha256/…: error[RRA809] layer sha256:… decompresses to more than the 1024 "
+                         "bytes its config declares (a decompression bomb, or a tampered config)"),
+        fix=_REPACK, lang="console"),
+    "RRA810": RuleDoc(
+        what="The config's copy of the manifest (`manifest`) differs, compared as canonical JSON, from the "
+             "manifest file in the manifest layer.",
+        why="Registries index the config without unpacking layers; if the two copies differ, what a "
+            "registry shows (title, claims, levels) is not what a reproduction runs.",
+        example=_session(_CHECK, "out/blobs/sha256/…: error[RRA810] the config's copy of the manifest differs "
+                                 "from oci-layout:out:v1!/rra.yaml; one of them was altered after packing"),
+        fix=_REPACK, lang="console"),
+    "RRA811": RuleDoc(
+        what="The image manifest lacks one of the required annotations: "
+             "`org.opencontainers.image.created`, `.title`, `.licenses`, `.authors`, `dev.rra.id`, "
+             "`dev.rra.rra-version` or `dev.rra.validation`.",
+        why="Registries and catalogues show these without unpacking anything: who made the artifact, "
+            "under which license, and whether it passed validation when it was packed.",
+        example=_session(_CHECK, "out/blobs/sha256/…: error[RRA811] the manifest has no "
+                                 "'org.opencontainers.image.licenses' annotation"),
+        fix=_REPACK, lang="console"),
+    "RRA812": RuleDoc(
+        what="The image manifest's `dev.rra.validation` annotation is `forced`: the artifact was packed "
+             "with `rra pack --force` although validation found errors. Reported as a warning; the "
+             "findings of the embedded manifest are reported too.",
+        why="A forced pack is sometimes needed (to share an artifact for review before its data is "
+            "public), but whoever pulls it should know that it was known to fail validation.",
+        example=_session("$ rra pack broken -o out --ref-name v1 --force", _CHECK,
+                         "out/blobs/sha256/…: warning[RRA812] the artifact was packed with --force although "
+                         "validation found errors"),
+        fix=_session("# Fix the findings, then pack without --force.", _PACK, _CHECK, _CLEAN),
+        lang="console"),
+}
+
 
 DOCS: dict[str, RuleDoc] = {
     # Reading the document.
@@ -935,13 +1075,16 @@ DOCS: dict[str, RuleDoc] = {
         fix="evidence: {run_records: runs/records}\n",
         files={"runs/records/train-seed0.json": _RUN_RECORD, "runs/wandb/wandb-summary.json": _WANDB_SUMMARY},
     ),
+    **_PACKAGING_DOCS,
 }
 
 _CONFIG_NOTE_MANDATORY = ("When this rule fires the manifest was not (fully) checked, so `ignore` and "
                           "`select` do not switch it off: hiding it would make an unchecked artifact look clean.")
 #: Raw examples that are not a manifest file: what they show instead.
 _RAW_INTRO = {"RRA001": "The input is a directory without a manifest:",
-              "RRA008": "How the artifact is validated (its manifest itself is valid):"}
+              "RRA008": "How the artifact is validated (its manifest itself is valid):",
+              **{f"RRA8{n:02d}": "A packed artifact (spec/05-packaging.md), validated with `rra validate oci-layout:`:"
+                 for n in range(1, 13)}}
 
 
 def _fence(text: str, lang: str) -> list[str]:
@@ -1027,9 +1170,9 @@ def rule_page(code: str) -> str:
     else:
         lines += ["Top-level sections not shown are those of the "
                   "[example manifest](README.md#the-example-manifest).", ""]
-    lines += _fence(doc.example, "yaml")
+    lines += _fence(doc.example, doc.lang)
     lines += _artifact_files(doc)
-    lines += ["", "## Use instead", "", *_fence(doc.fix, "yaml"), "", *_configuration(rule), ""]
+    lines += ["", "## Use instead", "", *_fence(doc.fix, doc.lang), "", *_configuration(rule), ""]
     return "\n".join(lines)
 
 

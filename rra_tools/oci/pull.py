@@ -1,0 +1,230 @@
+"""Pull an artifact from a registry: into a verified OCI image layout, then unpacked.
+
+Nothing fetched is used before it is verified: the manifest against the requested digest (or
+the registry's Docker-Content-Digest for a tag) within a size cap, the config within the same
+cap, every layer streamed to disk while hashed and renamed into place only when size and digest
+match. The layout is assembled in a temporary directory and renamed into place; ``pull``
+unpacks it into another temporary directory that becomes the output only at the end, so a
+failed pull leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import OCIError
+from .layout import Descriptor, blob_path, init_layout, write_index
+from .mediatypes import (
+    ANNOTATION_LAYER_ROLE,
+    ANNOTATION_REF_NAME,
+    INDEX_MEDIA_TYPE,
+    MANIFEST_MEDIA_TYPE,
+    MAX_CONFIG_BYTES,
+    MAX_MANIFEST_BYTES,
+)
+from .registry import Cancelled, MalformedError, Reference, RegistryClient, RegistryError
+
+if TYPE_CHECKING:
+    from ..validate.config import Config
+    from ..validate.result import ValidationResult
+
+__all__ = ["PullResult", "fetch_layout", "pull", "role_of", "validate_remote"]
+
+@dataclass(frozen=True)
+class PullResult:
+    """What was fetched and where it went."""
+
+    reference: Reference
+    digest: str
+    manifest: dict[str, Any]
+    layout: Path | None = None
+    output: Path | None = None
+    blobs: list[str] = field(default_factory=list)
+    bytes: int = 0
+    roles: list[str] = field(default_factory=list)
+
+
+def role_of(layer: dict[str, Any]) -> str | None:
+    """The role annotation of a layer descriptor, if it has one."""
+    value = (layer.get("annotations") or {}).get(ANNOTATION_LAYER_ROLE)
+    return value if isinstance(value, str) else None
+
+
+def fetch_layout(source: Reference, layout: Path, client: RegistryClient, *, roles: Iterable[str] | None = None,
+                 max_manifest_bytes: int | None = None, max_config_bytes: int | None = None) -> PullResult:
+    """Fetch ``source`` (manifest, config, layers — only the layers of ``roles`` when given) into a
+    new OCI image layout at ``layout``, which must not exist. All or nothing."""
+    if layout.exists():
+        raise RegistryError(f"{layout} exists; pull into a new directory")
+    layout.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{layout.name}.part-", dir=layout.parent))
+    try:
+        result = _fetch_into(source, scratch, client, roles, max_manifest_bytes or MAX_MANIFEST_BYTES,
+                             max_config_bytes or MAX_CONFIG_BYTES)
+        os.rename(scratch, layout)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    return PullResult(result.reference, result.digest, result.manifest, layout, None, result.blobs, result.bytes,
+                      result.roles)
+
+
+def _fetch_into(source: Reference, layout: Path, client: RegistryClient, roles: Iterable[str] | None,
+                cap: int, config_cap: int) -> PullResult:
+    fetched = client.get_manifest(source.repository, source.reference, max_bytes=cap)
+    try:
+        manifest = json.loads(fetched.data)
+    except ValueError:
+        raise MalformedError(f"manifest {fetched.digest} is not JSON") from None
+    if fetched.media_type == INDEX_MEDIA_TYPE or "manifests" in manifest:
+        choices = ", ".join(str(m.get("digest")) for m in manifest.get("manifests", [])[:5] if isinstance(m, dict))
+        raise RegistryError(f"{source} is an image index, not an artifact manifest; pull one of its manifests "
+                            f"by digest ({choices})")
+    config = manifest.get("config")
+    layers = manifest.get("layers")
+    if not isinstance(config, dict) or not isinstance(layers, list) or not all(isinstance(x, dict) for x in layers):
+        raise MalformedError(f"manifest {fetched.digest} has no config and layers")
+    try:
+        # Checked descriptors only: a digest becomes a file name, a size a read limit.
+        Descriptor.from_json(config, f"manifest {fetched.digest} config")
+        for i, layer in enumerate(layers):
+            Descriptor.from_json(layer, f"manifest {fetched.digest} layers[{i}]")
+    except OCIError as exc:
+        raise MalformedError(exc.message) from None
+    wanted = None if roles is None else set(roles)
+    if wanted is not None:
+        present = {role_of(layer) for layer in layers}
+        unknown = sorted(wanted - {r for r in present if r})
+        if unknown:
+            have = ", ".join(sorted(r for r in present if r)) or "none"
+            raise RegistryError(f"{source} has no layer with role {', '.join(map(repr, unknown))} (roles: {have})")
+        layers = [layer for layer in layers if role_of(layer) in wanted]
+    init_layout(layout)
+    _write_small(layout, fetched.digest, fetched.data)
+    config_data = client.fetch_blob_bytes(source.repository, str(config["digest"]), int(config["size"]),
+                                          config_cap)
+    _write_small(layout, str(config["digest"]), config_data)
+    todo: dict[str, int] = {}
+    for layer in layers:
+        todo[str(layer["digest"])] = int(layer["size"])
+    _download_all(layout, source.repository, todo, client)
+    media_type = fetched.media_type or MANIFEST_MEDIA_TYPE
+    descriptor: dict[str, Any] = {"mediaType": media_type, "digest": fetched.digest, "size": len(fetched.data)}
+    if source.tag:
+        descriptor["annotations"] = {ANNOTATION_REF_NAME: source.tag}
+    if manifest.get("artifactType"):
+        descriptor["artifactType"] = manifest["artifactType"]
+    write_index(layout, {"schemaVersion": 2, "mediaType": INDEX_MEDIA_TYPE, "manifests": [descriptor]})
+    return PullResult(source, fetched.digest, manifest, layout, None, [fetched.digest, str(config["digest"]),
+                                                                       *todo], sum(todo.values()),
+                      sorted({r for r in (role_of(x) for x in layers) if r}))
+
+
+def _write_small(layout: Path, digest: str, data: bytes) -> None:
+    path = blob_path(layout, digest)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def _download_all(layout: Path, repository: str, blobs: dict[str, int], client: RegistryClient) -> None:
+    order = sorted(blobs.items(), key=lambda item: (-item[1], item[0]))
+    for digest, _ in order:
+        blob_path(layout, digest).parent.mkdir(parents=True, exist_ok=True)
+    if not order:
+        return
+    with ThreadPoolExecutor(max_workers=min(client.workers, len(order))) as pool:
+        futures: list[Future[Any]] = [
+            pool.submit(client.download_blob, repository, digest, size, blob_path(layout, digest))
+            for digest, size in order
+        ]
+        _, pending = wait(futures, return_when=FIRST_EXCEPTION)
+        if pending:
+            client.abort.set()
+            for future in pending:
+                future.cancel()
+    client.abort.clear()
+    errors = [e for e in (None if f.cancelled() else f.exception() for f in futures) if e is not None]
+    # The failure that stopped the others, not their "stopped" errors.
+    errors.sort(key=lambda e: isinstance(e, Cancelled))
+    if errors:
+        raise errors[0]
+
+
+def pull(source: Reference, output: Path, client: RegistryClient, *, roles: Iterable[str] | None = None,
+         unpack: Callable[[Path, dict[str, Any], Path, list[str] | None], object] | None = None) -> PullResult:
+    """Fetch ``source`` and unpack its layers into the new directory ``output``; all or nothing.
+
+    ``unpack(layout, manifest, output, roles)`` defaults to :func:`rra_tools.oci.unpack.unpack_layers`,
+    which checks every tar entry and renames its work into place only at the end.
+    """
+    if output.exists() and (not output.is_dir() or any(output.iterdir())):
+        raise RegistryError(f"{output} exists and is not empty; pull into a new directory")
+    parent = output.resolve().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{output.name}.pull-", dir=parent))
+    try:
+        layout = scratch / "layout"
+        result = fetch_layout(source, layout, client, roles=roles)
+        (unpack or _default_unpack)(layout, result.manifest, output, None if roles is None else sorted(set(roles)))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return PullResult(result.reference, result.digest, result.manifest, None, output, result.blobs, result.bytes,
+                      result.roles)
+
+
+def _default_unpack(layout: Path, manifest: dict[str, Any], output: Path, roles: list[str] | None) -> None:
+    from .unpack import unpack_layers
+
+    unpack_layers(layout, manifest, output, only_roles=roles)
+
+
+def validate_remote(target: str, *, config: Config | None = None, time_budget_s: float | None = None,
+                    client: RegistryClient | None = None) -> tuple[ValidationResult, Reference | None]:
+    """Validate the packed RRA at ``oci://HOST/REPO:TAG`` (or ``@sha256:...``): fetch it into a
+    temporary layout (size caps, every digest checked) and validate that like ``oci-layout:``.
+
+    Returns the result and the manifest pinned by digest (None when nothing could be fetched).
+    A blob that fails its digest or size check, a document over its cap or a malformed manifest
+    is a finding (RRA803 / RRA804 / RRA805 / RRA801); an unreachable registry or a missing
+    manifest makes the input unreadable (RRA001).
+    """
+    from ..validate.config import Config as DefaultConfig
+    from ..validate.oci_layout import validate_oci_artifact
+    from .layout import layout_opener, read_index, select_manifest
+
+    config = config or DefaultConfig()
+    try:
+        source = Reference.parse(target)
+        client = client or RegistryClient(source.registry)
+        with tempfile.TemporaryDirectory(prefix="rra-validate-oci-") as work:
+            layout = Path(work) / "layout"
+            fetched = fetch_layout(source, layout, client)
+            _, descriptor = select_manifest(read_index(layout))
+            result = validate_oci_artifact(layout_opener(layout), descriptor, config=config, input_name=target,
+                                           file_base=target, time_budget_s=time_budget_s)
+    except RegistryError as exc:
+        return _failed(target, config, exc), None
+    except OCIError as exc:  # the fetched layout itself is unreadable (index.json, no manifest)
+        return _failed(target, config, MalformedError(exc.message)), None
+    return result, source.with_digest(fetched.digest)
+
+
+def _failed(target: str, config: Config, error: RegistryError) -> ValidationResult:
+    from ..io.errors import Problem
+    from ..validate.engine import diagnostic_from_problem
+    from ..validate.result import ValidationResult as Result
+
+    unreadable = error.code == "RRA001"
+    result = Result(input=target, unreadable=unreadable)
+    hint = ("check the reference and that the registry is reachable" if unreadable
+            else "the registry holds content that does not match its descriptors; push the artifact again")
+    result.diagnostics.append(diagnostic_from_problem(Problem(error.code, str(error), hint=hint), target, config))
+    return result

@@ -1,0 +1,298 @@
+"""Safe unpacking: every hostile layer is refused with a typed error naming the blob and the entry,
+and nothing is left behind — not at the destination, not next to it."""
+
+from __future__ import annotations
+
+import hashlib
+import tarfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rra_tools.oci.compression import make_compressor
+from rra_tools.oci.errors import (
+    DigestMismatch,
+    DocumentTooLarge,
+    LayerRoleError,
+    MediaTypeError,
+    OCIError,
+    SizeMismatch,
+    UncompressedMismatch,
+    UnpackError,
+    UnsafeLayer,
+)
+from rra_tools.oci.layout import Descriptor, layout_opener, resolve
+from rra_tools.oci.mediatypes import MAX_MANIFEST_BYTES
+from rra_tools.oci.unpack import UnpackLimits, unpack_layers
+
+from .oci_support import Layer, Member, blob, build_layout, compress, leftovers, manifest_layer, tar_bytes
+
+HOSTILE: dict[str, tuple[list[Member], str, str]] = {
+    # name: (members, entry named in the error, words of the message)
+    "path-traversal": ([Member("src/../../evil.py", data=b"x")], "src/../../evil.py", "climbs out"),
+    "absolute-path": ([Member("/tmp/evil.py", data=b"x")], "/tmp/evil.py", "absolute path"),
+    "drive-letter": ([Member("C:/evil.py", data=b"x")], "C:/evil.py", "absolute path"),
+    "escaping-symlink": ([Member("etc", tarfile.SYMTYPE, linkname="../../../etc")], "etc", "outside the destination"),
+    "absolute-symlink": ([Member("etc", tarfile.SYMTYPE, linkname="/etc")], "etc", "links must be relative"),
+    "write-through-symlink": ([Member("d", tarfile.SYMTYPE, linkname="."), Member("d/x.py", data=b"x")],
+                              "d/x.py", "lies below 'd', which is a symlink"),
+    "hardlink-outside": ([Member("passwd", tarfile.LNKTYPE, linkname="../../etc/passwd")], "passwd", "hard link"),
+    "hardlink-absolute": ([Member("passwd", tarfile.LNKTYPE, linkname="/etc/passwd")], "passwd", "hard link"),
+    "hardlink-to-nothing": ([Member("h", tarfile.LNKTYPE, linkname="missing.py")], "h", "not a file unpacked"),
+    "char-device": ([Member("null", tarfile.CHRTYPE)], "null", "device node"),
+    "block-device": ([Member("sda", tarfile.BLKTYPE)], "sda", "device node"),
+    "fifo": ([Member("pipe", tarfile.FIFOTYPE)], "pipe", "FIFO"),
+    "duplicate-entry": ([Member("a.py", data=b"1"), Member("a.py", data=b"2")], "a.py", "duplicates an earlier entry"),
+    "file-then-dir-below": ([Member("a", data=b"1"), Member("a/b.py", data=b"2")], "a/b.py", "which is a file"),
+    "backslash": ([Member("..\\evil.py", data=b"x")], "..\\evil.py", "backslash"),
+}
+
+
+def _unpack(layout: Path, dest: Path, **kwargs: Any) -> Any:
+    _, manifest = resolve(layout, "v1")
+    return unpack_layers(layout, manifest, dest, **kwargs)
+
+
+def _assert_nothing_left(dest: Path) -> None:
+    assert not dest.exists()
+    assert leftovers(dest.parent) == []
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+@pytest.mark.parametrize("compression", ["", "zstd"])
+def test_hostile_layer_is_refused_and_nothing_is_left(tmp_path: Path, case: str, compression: str) -> None:
+    members, entry, words = HOSTILE[case]
+    raw = tar_bytes([Member("ok.py", data=b"fine"), *members])
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", compress(raw, compression),
+                                                                         compression, tar=raw)])
+    dest = tmp_path / "out" / "artifact"
+    with pytest.raises(UnsafeLayer) as caught:
+        _unpack(layout, dest)
+    layer_digest = "sha256:" + hashlib.sha256(compress(raw, compression)).hexdigest()
+    assert caught.value.digest == layer_digest and caught.value.entry == entry
+    assert words in str(caught.value) and layer_digest in str(caught.value)
+    _assert_nothing_left(dest)
+
+
+def test_duplicate_across_layers_is_refused_but_shared_directories_are_not(tmp_path: Path) -> None:
+    code = tar_bytes([Member("src", tarfile.DIRTYPE, mode=0o755), Member("src/a.py", data=b"1")])
+    docs = tar_bytes([Member("src", tarfile.DIRTYPE, mode=0o755), Member("src/README.md", data=b"2")])
+    layout = build_layout(tmp_path / "ok", [manifest_layer(), Layer("code", code), Layer("docs", docs)])
+    _unpack(layout, tmp_path / "ok-out")
+    assert sorted(p.name for p in (tmp_path / "ok-out" / "src").iterdir()) == ["README.md", "a.py"]
+    clash = tar_bytes([Member("rra.yaml", data=b"not the manifest")])
+    layout = build_layout(tmp_path / "bad", [manifest_layer(), Layer("code", clash)])
+    with pytest.raises(UnsafeLayer, match="'rra.yaml' duplicates an earlier entry"):
+        _unpack(layout, tmp_path / "bad-out")
+    _assert_nothing_left(tmp_path / "bad-out")
+
+
+def test_in_tree_links_are_unpacked(tmp_path: Path) -> None:
+    raw = tar_bytes([Member("lib", tarfile.DIRTYPE), Member("lib/a.py", data=b"A"),
+                     Member("alias.py", tarfile.SYMTYPE, linkname="lib/a.py"),
+                     Member("lib/up", tarfile.SYMTYPE, linkname=".."),
+                     Member("copy.py", tarfile.LNKTYPE, linkname="lib/a.py")])
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", raw)])
+    dest = tmp_path / "out"
+    _unpack(layout, dest)
+    assert (dest / "alias.py").read_bytes() == b"A" and (dest / "alias.py").is_symlink()
+    assert (dest / "copy.py").read_bytes() == b"A" and (dest / "copy.py").stat().st_nlink == 2
+
+
+@pytest.mark.parametrize("delta", [-1, 1])
+def test_blob_size_disagreeing_with_descriptor_is_refused(tmp_path: Path, delta: int) -> None:
+    raw = tar_bytes([Member("a.py", data=b"print(1)\n" * 100)])
+    layer = Layer("code", raw, descriptor_size=len(raw) + delta)
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), layer])
+    with pytest.raises(SizeMismatch) as caught:
+        _unpack(layout, tmp_path / "out")
+    assert caught.value.digest == "sha256:" + hashlib.sha256(raw).hexdigest()
+    _assert_nothing_left(tmp_path / "out")
+
+
+@pytest.mark.parametrize("compression", ["", "zstd", "gzip"])
+def test_tampered_blob_is_refused_naming_its_digest(tmp_path: Path, compression: str) -> None:
+    raw = tar_bytes([Member("a.py", data=b"print('hello')\n" * 400)])
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", compress(raw, compression),
+                                                                         compression, tar=raw)])
+    digest = "sha256:" + hashlib.sha256(compress(raw, compression)).hexdigest()
+    path = blob(layout, digest)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x20
+    path.write_bytes(bytes(data))
+    with pytest.raises(DigestMismatch) as caught:
+        _unpack(layout, tmp_path / "out")
+    assert type(caught.value) is DigestMismatch  # the root cause, even when the stream is corrupt too
+    assert caught.value.digest == digest and digest in str(caught.value) and "altered" in str(caught.value)
+    _assert_nothing_left(tmp_path / "out")
+
+
+def test_uncompressed_digest_is_verified(tmp_path: Path) -> None:
+    raw = tar_bytes([Member("a.py", data=b"x")])
+    wrong = "sha256:" + "0" * 64
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", compress(raw, "zstd"), "zstd",
+                                                                         tar=raw, declared_diff_id=wrong)])
+    with pytest.raises(UncompressedMismatch, match="but its config declares sha256:0000"):
+        _unpack(layout, tmp_path / "out")
+    _assert_nothing_left(tmp_path / "out")
+
+
+def _bomb(size: int) -> bytes:
+    """A zstd tar stream holding one file of ``size`` zero bytes, compressed as it is generated."""
+    comp = make_compressor("zstd")
+    info = tarfile.TarInfo("zeros.bin")
+    info.size = size
+    head = info.tobuf(tarfile.GNU_FORMAT)
+    parts = [comp.compress(head)]
+    zeros = bytes(4 * 1024 * 1024)
+    left = size
+    while left:
+        n = min(left, len(zeros))
+        parts.append(comp.compress(zeros[:n]))
+        left -= n
+    parts.append(comp.compress(bytes(1024)))
+    parts.append(comp.flush())
+    return b"".join(parts)
+
+
+def test_decompression_bomb_is_refused_early(tmp_path: Path) -> None:
+    bomb = _bomb(1_000_000_000)
+    assert len(bomb) < 1_000_000  # a few tens of kilobytes on disk
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("data", bomb, "zstd", tar=b"",
+                                                                         dataset="zeros", declared_size=1024)])
+    start = time.monotonic()
+    with pytest.raises(UncompressedMismatch, match="decompresses to more than the 1024 bytes"):
+        _unpack(layout, tmp_path / "out")
+    assert time.monotonic() - start < 5
+    _assert_nothing_left(tmp_path / "out")
+
+
+def test_total_size_limit_is_enforced_before_unpacking(tmp_path: Path) -> None:
+    raw = tar_bytes([Member("a.py", data=b"x" * 10_000)])
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", raw)])
+    with pytest.raises(DocumentTooLarge, match="more than the limit of 1000"):
+        _unpack(layout, tmp_path / "out", limits=UnpackLimits(max_total_bytes=1000))
+    with pytest.raises(UnsafeLayer, match="past the limit of 1 entries"):
+        _unpack(layout, tmp_path / "out", limits=UnpackLimits(max_entries=1))
+    _assert_nothing_left(tmp_path / "out")
+
+
+def test_oversized_manifest_and_config_are_refused_before_reading(tmp_path: Path) -> None:
+    layout = build_layout(tmp_path / "layout", [manifest_layer()])
+    index = (layout / "index.json").read_text()
+    import json
+
+    data = json.loads(index)
+    real = data["manifests"][0]["size"]
+    data["manifests"][0]["size"] = MAX_MANIFEST_BYTES + 1
+    (layout / "index.json").write_text(json.dumps(data))
+    with pytest.raises(DocumentTooLarge, match=f"is {MAX_MANIFEST_BYTES + 1} bytes, more than the cap"):
+        resolve(layout, "v1")
+    data["manifests"][0]["size"] = real
+    (layout / "index.json").write_text(json.dumps(data))
+    _, manifest = resolve(layout, "v1")
+    manifest["config"]["size"] = 40_000_000
+    with pytest.raises(DocumentTooLarge, match="config sha256:[0-9a-f]+ is 40000000 bytes, more than the cap"):
+        unpack_layers(layout, manifest, tmp_path / "out")
+    _assert_nothing_left(tmp_path / "out")
+
+
+def test_layer_table_and_media_types_are_checked(tmp_path: Path) -> None:
+    raw = tar_bytes([Member("a.py", data=b"x")])
+    layout = build_layout(tmp_path / "roles", [manifest_layer(), Layer("code", raw)],
+                          edit_config=lambda c: c["layers"][1].update(role="docs"))
+    with pytest.raises(LayerRoleError, match="role 'code' in its media type but 'docs' in the config"):
+        _unpack(layout, tmp_path / "out")
+    layout = build_layout(tmp_path / "types", [manifest_layer(), Layer("code", raw)],
+                          edit_manifest=lambda m: m["layers"][1].update(mediaType="application/x-tar"))
+    with pytest.raises(MediaTypeError, match="'application/x-tar', which is not an RRA layer type"):
+        _unpack(layout, tmp_path / "out")
+    layout = build_layout(tmp_path / "first", [Layer("code", raw), manifest_layer()])
+    with pytest.raises(LayerRoleError, match="the first layer is not the manifest layer"):
+        _unpack(layout, tmp_path / "out")
+    _assert_nothing_left(tmp_path / "out")
+
+
+def test_destination_must_be_new_or_empty(tmp_path: Path) -> None:
+    layout = build_layout(tmp_path / "layout", [manifest_layer()])
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("mine")
+    with pytest.raises(UnpackError, match="exists"):
+        _unpack(layout, tmp_path / "full")
+    assert (tmp_path / "full" / "x").read_text() == "mine"
+    (tmp_path / "empty").mkdir()
+    _unpack(layout, tmp_path / "empty")
+    assert (tmp_path / "empty" / "rra.yaml").is_file()
+
+
+def test_multi_frame_zstd_and_multi_member_gzip_are_read(tmp_path: Path) -> None:
+    raw = tar_bytes([Member("a.py", data=b"a" * 5000), Member("b.py", data=b"b" * 5000)])
+    half = len(raw) // 2
+    zstd = compress(raw[:half], "zstd") + compress(raw[half:], "zstd")
+    gz = compress(raw[:half], "gzip") + compress(raw[half:], "gzip")
+    for kind, data in (("zstd", zstd), ("gzip", gz)):
+        layout = build_layout(tmp_path / kind, [manifest_layer(), Layer("code", data, kind, tar=raw)])
+        _unpack(layout, tmp_path / f"{kind}-out")
+        assert (tmp_path / f"{kind}-out" / "b.py").read_bytes() == b"b" * 5000
+
+
+def test_pax_and_gnu_long_names_are_understood(tmp_path: Path) -> None:
+    import io
+
+    long = "pkg/" + "n" * 120 + ".py"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        info = tarfile.TarInfo(long)
+        info.size = 3
+        tar.addfile(info, io.BytesIO(b"abc"))
+        evil = tarfile.TarInfo("innocent.py")
+        evil.pax_headers = {"path": "../escaped.py"}
+        evil.size = 1
+        tar.addfile(evil, io.BytesIO(b"x"))
+    raw = buffer.getvalue()
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", raw)])
+    with pytest.raises(UnsafeLayer) as caught:
+        _unpack(layout, tmp_path / "out")
+    assert caught.value.entry == "../escaped.py"  # the PAX path, not the header's decoy
+    good = tar_bytes([Member(long, data=b"abc")])  # GNU ././@LongLink
+    layout = build_layout(tmp_path / "good", [manifest_layer(), Layer("code", good)])
+    _unpack(layout, tmp_path / "good-out")
+    assert (tmp_path / "good-out" / long).read_bytes() == b"abc"
+
+
+def test_corrupt_header_and_truncated_stream_are_refused(tmp_path: Path) -> None:
+    raw = bytearray(tar_bytes([Member("a.py", data=b"x" * 600)]))
+    raw[0] ^= 1  # name changes, checksum no longer matches
+    layout = build_layout(tmp_path / "sum", [manifest_layer(), Layer("code", bytes(raw))])
+    with pytest.raises(UnsafeLayer, match="checksum"):
+        _unpack(layout, tmp_path / "out")
+    truncated = tar_bytes([Member("a.py", data=b"x" * 6000)])[:1536]
+    layout = build_layout(tmp_path / "cut", [manifest_layer(), Layer("code", truncated)])
+    with pytest.raises(UnsafeLayer, match="ends inside an entry"):
+        _unpack(layout, tmp_path / "out")
+    _assert_nothing_left(tmp_path / "out")
+
+
+def test_a_blob_opener_works_like_a_layout(tmp_path: Path) -> None:
+    raw = tar_bytes([Member("a.py", data=b"x")])
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", raw)])
+    _, manifest = resolve(layout, "v1")
+    opened: list[str] = []
+    inner = layout_opener(layout)
+
+    def opener(descriptor: Descriptor) -> Any:
+        opened.append(descriptor.digest)
+        return inner(descriptor)
+
+    result = unpack_layers(opener, manifest, tmp_path / "out")
+    assert result.roles == ("manifest", "code") and len(opened) == 3  # config + two layers
+
+
+def test_hostile_digest_cannot_name_a_path(tmp_path: Path) -> None:
+    layout = build_layout(tmp_path / "layout", [manifest_layer()])
+    _, manifest = resolve(layout, "v1")
+    manifest["config"]["digest"] = "sha256:../../../../etc/passwd"
+    with pytest.raises(OCIError, match="expected 'sha256:' and 64 lower-case hex digits"):
+        unpack_layers(layout, manifest, tmp_path / "out")
