@@ -50,8 +50,10 @@ class SourceDocument:
     problems: list[Problem] = field(default_factory=list)
     #: How many values the document holds (aliases counted at each use).
     values: int = 0
-    # id(container) -> {key or index: Position}; containers stay alive through ``data``.
-    _positions: dict[int, dict[Any, Position]] | None = None
+    # id(container) -> {key or index: (line, column[, key_line, key_column])}; containers stay
+    # alive through ``data``. Tuples, not Position objects: a million of those cost a second,
+    # and only the positions of findings are ever looked at.
+    _positions: dict[int, dict[Any, tuple[int, ...]]] | None = None
     _is_json: bool = False
 
     def position(self, pointer: tuple[str | int, ...]) -> Position | None:
@@ -64,7 +66,7 @@ class SourceDocument:
             table = self._positions.get(id(node))
             if table is None or part not in table:
                 break
-            best = table[part]
+            best = Position(*table[part])
             try:
                 node = node[part]
             except (KeyError, IndexError, TypeError):
@@ -168,13 +170,13 @@ def _check_bounds(data: Any) -> int:
 _CONTAINERS = (dict, list)
 
 
-def _json_positions(text: str, data: Any) -> dict[int, dict[Any, Position]]:
+def _json_positions(text: str, data: Any) -> dict[int, dict[Any, tuple[int, ...]]]:
     """Positions for JSON-parsed data, found by re-reading the text with the YAML reader."""
     try:
         shadow = _YamlBuilder(text).build()
     except LoadError:
         return {}
-    out: dict[int, dict[Any, Position]] = {}
+    out: dict[int, dict[Any, tuple[int, ...]]] = {}
     shadow_positions = shadow._positions or {}
     pairs: list[tuple[Any, Any]] = [(data, shadow.data)]
     while pairs:
@@ -204,7 +206,7 @@ class _YamlBuilder:
         if any(ch in text for ch in _YAML11_BREAKS) and not any(ch in text for ch in _STAND_INS):
             self._parse_text = text.translate(_TO_STAND_IN)
             self._restore = _FROM_STAND_IN
-        self.positions: dict[int, dict[Any, Position]] = {}
+        self.positions: dict[int, dict[Any, tuple[int, ...]]] = {}
         self.problems: list[Problem] = []
         self.anchors: dict[str, tuple[Any, int]] = {}
         self.sizes: dict[int, int] = {}
@@ -267,7 +269,12 @@ class _YamlBuilder:
                     or kind is ev.SequenceStartEvent:
                 pos = self._pos(event.start_mark)
                 if stack and stack[-1][1] == "map" and stack[-1][2] is _NO_KEY:
-                    self._take_key(stack[-1], event, pos)
+                    if kind is not ev.ScalarEvent:
+                        raise LoadError(Problem("RRA002", "mapping keys must be plain strings, not collections "
+                                                "or aliases", *pos, "quote the key"))
+                    top = stack[-1]
+                    top[2] = event.value if self._restore is None else event.value.translate(self._restore)
+                    top[3] = pos
                     continue
                 if kind is ev.ScalarEvent:
                     value, size = self._scalar(event, pos), 1
@@ -327,15 +334,6 @@ class _YamlBuilder:
         raise LoadError(Problem("RRA002", f"unsupported YAML tag {tag!r} on a {'mapping' if mapping else 'sequence'}",
                                 *pos, "the standard uses plain YAML: remove the tag"))
 
-    def _take_key(self, frame: list[Any], event: Any, pos: tuple[int, int]) -> None:
-        from ruamel.yaml import events as ev
-
-        if type(event) is not ev.ScalarEvent:
-            raise LoadError(Problem("RRA002", "mapping keys must be plain strings, not collections or aliases",
-                                    *pos, "quote the key"))
-        frame[2] = event.value if self._restore is None else event.value.translate(self._restore)
-        frame[3] = pos
-
     def _attach(self, stack: list[list[Any]], value: Any, size: int, new: int, pos: tuple[int, int],
                 root: Any) -> Any:
         """Add ``value`` (expanding to ``size`` values, ``new`` of them not yet counted) to its parent."""
@@ -351,7 +349,7 @@ class _YamlBuilder:
         container = frame[0]
         table = self.positions[id(container)]
         if frame[1] == "seq":
-            table[len(container)] = Position(*pos)
+            table[len(container)] = pos
             container.append(value)
             return root
         key, key_pos = frame[2], frame[3]
@@ -359,11 +357,11 @@ class _YamlBuilder:
         if key in container:
             first = table[key]
             self.problems.append(Problem(
-                "RRA005", f"duplicate key {key!r} (first at line {first.key_line}); the first value is kept",
+                "RRA005", f"duplicate key {key!r} (first at line {first[2]}); the first value is kept",
                 key_pos[0], key_pos[1], "remove one of the two entries",
             ))
             return root
-        table[key] = Position(pos[0], pos[1], key_pos[0], key_pos[1])
+        table[key] = (pos[0], pos[1], key_pos[0], key_pos[1])
         container[key] = value
         return root
 
