@@ -70,10 +70,10 @@ class _Terminal:
 
 def _describe(result: RunResult, root: Any) -> str:
     record = result.record
-    seed = "noseed" if record.seed is None else f"seed {record.seed}"
+    seed = "noseed" if record["seed"] is None else f"seed {record['seed']}"
     where = result.record_path.relative_to(root) if result.record_path.is_relative_to(root) else result.record_path
-    exit_text = "no exit status" if record.exit_status is None else f"exit {record.exit_status}"
-    return f"{record.launcher} {seed}: {record.status}, {exit_text}, {record.duration_s:.1f} s -> {where}"
+    exit_text = "no exit status" if record["exit_status"] is None else f"exit {record['exit_status']}"
+    return f"{record['launcher']} {seed}: {record['status']}, {exit_text}, {record['duration_s']:.1f} s -> {where}"
 
 
 def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all_seeds: bool,
@@ -148,12 +148,12 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
                 ok = False
                 continue
             term.say(_describe(result, artifact.root))
-            for message in result.record.messages:
+            for message in result.record["messages"]:
                 term.say(f"  {message}")
             if not result.successful:
                 ok = False
                 failed_launchers.add(plan.launcher.id)
-            if result.record.status == "interrupted":
+            if result.record["status"] == "interrupted":
                 break
     finally:
         for sig, handler in previous.items():

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, WithJsonSchema
 
+from .vocab import RECORD_VERSION, Executor, LogStream, RunStatus
 from ._base import Id, RRAModel, Sha256
 
 __all__ = [
@@ -29,37 +30,12 @@ __all__ = [
     "RunStatus",
 ]
 
-#: Version of the run-record format written by this package.
-RECORD_VERSION = "1.0"
 
 Timestamp = Annotated[
     str,
     StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z$"),
     Field(description="A UTC time in ISO 8601, e.g. '2026-01-31T12:00:00.123456Z'."),
 ]
-
-
-class RunStatus(str, Enum):
-    """How a run ended."""
-
-    COMPLETED = "completed"
-    FAILED = "failed"
-    TIMEOUT = "timeout"
-    INTERRUPTED = "interrupted"
-
-
-class Executor(str, Enum):
-    """What ran the process."""
-
-    LOCAL = "local"
-    CONTAINER = "container"
-
-
-class LogStream(str, Enum):
-    """Which standard stream a log file holds."""
-
-    STDOUT = "stdout"
-    STDERR = "stderr"
 
 
 class GpuInfo(RRAModel):

@@ -117,7 +117,10 @@ def build_statement(artifact: Path, subjects: list[Subject]) -> dict[str, Any]:
     if not records:
         rel = runs_dir.relative_to(loaded.root).as_posix() if runs_dir.is_relative_to(loaded.root) else runs_dir
         raise ProvenanceError(f"no run records under {str(rel)!r}; run the launchers first ('rra run')")
-    manifest = loaded.manifest
+    from ..model.manifest import Manifest
+
+    # The full model (code, data): the run path's lighter view leaves those out.
+    manifest = Manifest.model_validate(loaded.data)
     records.sort(key=lambda item: (str(item[1].get("launcher")), str(item[1].get("started", "")), item[0]))
 
     runs = []

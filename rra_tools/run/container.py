@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..io.paths import lexical_issue, resolve_inside
-from ..model.run_record import ContainerInfo, Executor, GpuInfo, RunStatus
+from ..model.vocab import Executor, RunStatus
+from .gpus import GpuInfo
 from .errors import EngineUnavailable, EngineUnsupported, ImageUnavailable, PlanError
 from .gpus import GpuLease, acquire, inventory
 from .local import Progress, RunOptions, RunResult, clean_environment
@@ -383,8 +384,8 @@ class _Run:
                 made.rmdir()
             except OSError:
                 pass
-        info = ContainerInfo(engine=self.engine.description, image=self.image.reference, image_id=self.image.id,
-                             repo_digests=list(self.image.repo_digests), network=self.network)
+        info = {"engine": self.engine.description, "image": self.image.reference, "image_id": self.image.id,
+                "repo_digests": list(self.image.repo_digests), "network": self.network}
         record = write_record(plan, directory, executor=Executor.CONTAINER, started=started, ended=ended,
                               duration_s=duration, started_epoch=started_epoch, status=self.status,
                               exit_status=self.exit_status, killed_by=self.killed_by, host_gpus=self.gpus,

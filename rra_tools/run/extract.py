@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..model.claims import Extract
+from .spec import ExtractSpec as Extract
 
 __all__ = ["MAX_EXTRACT_BYTES", "ExtractError", "extract_value", "json_pointer"]
 

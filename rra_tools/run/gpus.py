@@ -21,10 +21,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..model.run_record import GpuInfo
+from typing import Any
+
 from .errors import GpuUnavailable
 
-__all__ = ["INVENTORY_ENV", "LOCK_DIR_ENV", "GpuLease", "acquire", "inventory"]
+__all__ = ["INVENTORY_ENV", "LOCK_DIR_ENV", "GpuInfo", "GpuLease", "acquire", "inventory"]
+
+
+@dataclass(frozen=True)
+class GpuInfo:
+    """One accelerator of the host (a run record's ``host.gpus`` entry, see
+    :class:`rra_tools.model.run_record.GpuInfo` for the meaning of each field)."""
+
+    index: int
+    model: str
+    driver: str | None = None
+    cuda: str | None = None
+    memory_mib: int | None = None
+
+    def as_record(self) -> dict[str, Any]:
+        """The record's JSON object: absent fields omitted."""
+        return {k: v for k, v in (("index", self.index), ("model", self.model), ("driver", self.driver),
+                                  ("cuda", self.cuda), ("memory_mib", self.memory_mib)) if v is not None}
 
 INVENTORY_ENV = "RRA_GPU_INVENTORY"
 LOCK_DIR_ENV = "RRA_GPU_LOCK_DIR"
@@ -70,11 +88,14 @@ def _from_override(text: str) -> list[GpuInfo]:
             memory = item.get("memory_mib", item.get("memory_total_mib"))
             driver = item.get("driver", item.get("driver_version"))
             cuda = item.get("cuda", item.get("cuda_version"))
-            gpus.append(GpuInfo(index=item.get("index", i), model=str(item.get("model", item.get("name", "GPU"))),
+            index = int(item.get("index", i))
+            if index < 0:
+                raise ValueError(f"item {i} has a negative index")
+            gpus.append(GpuInfo(index=index, model=str(item.get("model", item.get("name", "GPU"))),
                                 driver=None if driver is None else str(driver),
                                 cuda=None if cuda is None else str(cuda),
                                 memory_mib=int(memory) if isinstance(memory, (int, float)) else None))
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         raise GpuUnavailable(f"{INVENTORY_ENV} is not a JSON list of GPU objects: {exc}") from None
     return gpus
 

@@ -11,7 +11,7 @@ from typing import Any
 from functools import lru_cache
 from pathlib import Path
 
-from ..model.run_record import GpuInfo, Host, LockMatch
+from .gpus import GpuInfo
 
 __all__ = ["compare_with_lock", "env_site_dirs", "host_fingerprint", "lock_match", "package_set"]
 
@@ -29,7 +29,6 @@ def package_set(site_dirs: tuple[str, ...] | None = None) -> tuple[str, ...]:
     imported or executed, so this also reads another environment's site-packages.
     """
     import sys
-    from importlib.metadata import PathDistribution
 
     lines = set()
     for entry in dict.fromkeys(sys.path if site_dirs is None else site_dirs):
@@ -42,6 +41,8 @@ def package_set(site_dirs: tuple[str, ...] | None = None) -> tuple[str, ...]:
             if match:
                 lines.add(f"{_normalise(match['name'])}=={match['version']}")
             elif name.endswith(".egg-info"):
+                from importlib.metadata import PathDistribution  # rare, and 13 ms to import
+
                 dist = PathDistribution(Path(entry or ".", name))
                 dist_name = dist.metadata["Name"] if dist.metadata is not None else None
                 if dist_name:
@@ -55,11 +56,11 @@ def env_site_dirs(env_dir: Path) -> tuple[str, ...]:
 
 
 def compare_with_lock(packages: Sequence[str], locked: Sequence[tuple[str, str | None]], path: str,
-                      sha256: str) -> LockMatch:
+                      sha256: str) -> dict[str, Any]:
     """How ``packages`` ('name==version' lines) compare with the lock's (name, version) pairs.
 
     >>> compare_with_lock(["numpy==2.1.3", "pip==24.0"], [("NumPy", "2.1.3"), ("scipy", "1.14.1")],
-    ...                   "requirements.lock", "0" * 64).missing
+    ...                   "requirements.lock", "0" * 64)["missing"]
     ['scipy==1.14.1']
     """
     installed = dict(line.split("==", 1) for line in packages)
@@ -74,19 +75,17 @@ def compare_with_lock(packages: Sequence[str], locked: Sequence[tuple[str, str |
         elif version is not None and have != version:
             missing.append(f"{key}=={version} (installed: {have})")
     extra = sum(1 for key in installed if key not in names)
-    return LockMatch(path=path, sha256=sha256, matches=not missing, missing=sorted(missing), extra=extra)
+    return {"path": path, "sha256": sha256, "matches": not missing, "missing": sorted(missing), "extra": extra}
 
 
 def _normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def lock_match(root: Path, lock: Any, packages: Sequence[str]) -> LockMatch | None:
+def lock_match(root: Path, lock: Any, packages: Sequence[str]) -> dict[str, Any] | None:
     """Compare ``packages`` with the manifest's lock block ``lock`` (path, format); None when
     there is no pip lock to compare with or it cannot be read. Packages whose environment
     marker is false here (e.g. Windows-only ones) are not expected."""
-    from packaging.markers import InvalidMarker, Marker
-
     from ..env.locks import LockError, read_lock
     from ..io.digest import sha256_file
     from ..io.paths import resolve_inside
@@ -103,29 +102,34 @@ def lock_match(root: Path, lock: Any, packages: Sequence[str]) -> LockMatch | No
         return None
     expected = []
     for package in locked.packages:
-        try:
-            if package.marker and not Marker(package.marker).evaluate():
-                continue
-        except InvalidMarker:
-            pass  # an unreadable marker: expect the package rather than hide it
+        if package.marker:
+            from packaging.markers import InvalidMarker, Marker  # 18 ms: only for locks with markers
+
+            try:
+                if not Marker(package.marker).evaluate():
+                    continue
+            except InvalidMarker:
+                pass  # an unreadable marker: expect the package rather than hide it
         expected.append((package.name, package.version))
     return compare_with_lock(packages, expected, lock.path, sha)
 
 
 def host_fingerprint(gpus: Sequence[GpuInfo] = (), *, packages: Sequence[str] | None = None,
-                     environment: str = "current", lock: LockMatch | None = None) -> Host:
-    """The current host's fingerprint with the given accelerator inventory; ``packages`` is
-    the run's package set (default: this interpreter's)."""
+                     environment: str = "current", lock: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The current host's fingerprint (a run record's ``host`` object) with the given
+    accelerator inventory; ``packages`` is the run's package set (default: this interpreter's)."""
     packages = package_set() if packages is None else packages
     digest = hashlib.sha256("".join(line + "\n" for line in packages).encode("utf-8")).hexdigest()
-    return Host(
-        os=f"{platform.system()} {platform.release()}".strip(),
-        machine=platform.machine() or "unknown",
-        cpus=os.cpu_count() or 1,
-        python=f"{platform.python_implementation().lower()} {platform.python_version()}",
-        packages_digest=digest,
-        packages=len(packages),
-        gpus=list(gpus),
-        environment=environment,
-        lock=lock,
-    )
+    host: dict[str, Any] = {
+        "os": f"{platform.system()} {platform.release()}".strip(),
+        "machine": platform.machine() or "unknown",
+        "cpus": os.cpu_count() or 1,
+        "python": f"{platform.python_implementation().lower()} {platform.python_version()}",
+        "packages_digest": digest,
+        "packages": len(packages),
+        "gpus": [g.as_record() for g in gpus],
+        "environment": environment,
+    }
+    if lock is not None:
+        host["lock"] = lock
+    return host

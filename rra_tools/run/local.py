@@ -22,11 +22,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ..io.paths import resolve_inside
-from ..model.run_record import Executor, GpuInfo, RunRecord, RunStatus
-from .gpus import acquire, inventory
+from ..model.vocab import Executor, RunStatus
+from .gpus import GpuInfo, acquire, inventory
 from .outcome import signal_name as _signal_name
 from .outcome import snapshot_before, write_record
 from .plan import RunPlan
@@ -72,7 +72,8 @@ class RunOptions:
 class RunResult:
     """A finished run: its record and where it was written."""
 
-    record: RunRecord
+    #: The record as written (JSON data conforming to schemas/rra-run-record-1.0.schema.json).
+    record: dict[str, Any]
     directory: Path
 
     @property
@@ -83,7 +84,7 @@ class RunResult:
     @property
     def successful(self) -> bool:
         """Exit status 0 and status completed, as the levels count it."""
-        return self.record.status == RunStatus.COMPLETED.value and self.record.exit_status == 0
+        return bool(self.record["status"] == RunStatus.COMPLETED.value and self.record["exit_status"] == 0)
 
 
 def clean_environment(declared: Mapping[str, str], home: str, cuda_visible: str | None,

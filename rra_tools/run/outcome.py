@@ -9,6 +9,7 @@ which exited 0 but lacks an output or a metric has failed.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 from collections.abc import Mapping
@@ -18,17 +19,10 @@ from typing import Any
 
 from ..io.digest import hash_files, sha256_file
 from ..io.paths import PathIssue, resolve_inside
-from ..model.run_record import (
-    RECORD_VERSION,
-    ContainerInfo,
-    Executor,
-    GpuInfo,
-    LogFile,
-    MissingOutput,
-    OutputFile,
-    RunRecord,
-    RunStatus,
-)
+from ..io.schemas import compiled_is_valid
+from ..model.vocab import RECORD_VERSION, Executor, RunStatus
+from .errors import RunError
+from .gpus import GpuInfo
 from .extract import ExtractError, extract_value
 from .host import env_site_dirs, host_fingerprint, lock_match, package_set
 from .tree import Snapshot, stray_writes, take_snapshot
@@ -70,14 +64,14 @@ def _tree_digest(directory: Path, files: list[Path], digests: Mapping[Path, str 
 
 
 def collect_outputs(plan: RunPlan, started_epoch: float, messages: list[str]
-                    ) -> tuple[list[OutputFile], list[MissingOutput], dict[str, Path]]:
+                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Path]]:
     """The declared outputs this run produced, those it did not, and where the produced ones are.
 
     Every file of every output is hashed in one parallel batch (large outputs hash at several
     GB/s on a few cores instead of one core's rate).
     """
-    produced: list[OutputFile] = []
-    missing: list[MissingOutput] = []
+    produced: list[dict[str, Any]] = []
+    missing: list[dict[str, Any]] = []
     paths: dict[str, Path] = {}
     root = plan.artifact.root
     found: list[tuple[str, str, str, Path, os.stat_result, list[Path] | None]] = []
@@ -88,7 +82,7 @@ def collect_outputs(plan: RunPlan, started_epoch: float, messages: list[str]
                 messages.append(f"declared output {ident!r} ({rel}) was not produced")
             else:
                 messages.append(f"declared output {ident!r} ({rel}) leaves the artifact root")
-            missing.append(MissingOutput(id=ident, path=rel))
+            missing.append({"id": ident, "path": rel})
             continue
         path = resolved.path
         try:
@@ -96,7 +90,7 @@ def collect_outputs(plan: RunPlan, started_epoch: float, messages: list[str]
             if info.st_mtime < started_epoch - STALE_SLACK_S:
                 messages.append(f"declared output {ident!r} ({rel}) was not written by this run "
                                 f"(last modified before it started)")
-                missing.append(MissingOutput(id=ident, path=rel))
+                missing.append({"id": ident, "path": rel})
                 continue
             if path.is_dir():
                 found.append((ident, rel, fmt, path, info, _tree_files(path)))
@@ -104,10 +98,10 @@ def collect_outputs(plan: RunPlan, started_epoch: float, messages: list[str]
                 found.append((ident, rel, fmt, path, info, None))
             else:
                 messages.append(f"declared output {ident!r} ({rel}) is not a regular file or directory")
-                missing.append(MissingOutput(id=ident, path=rel))
+                missing.append({"id": ident, "path": rel})
         except OSError as exc:
             messages.append(f"declared output {ident!r} ({rel}) cannot be read: {exc.strerror or exc}")
-            missing.append(MissingOutput(id=ident, path=rel))
+            missing.append({"id": ident, "path": rel})
     digests = hash_files([f for *_, path, _, files in found for f in (files if files is not None else [path])])
     for ident, rel, fmt, path, info, files in found:
         try:
@@ -120,12 +114,12 @@ def collect_outputs(plan: RunPlan, started_epoch: float, messages: list[str]
                 digest, size = one, info.st_size
         except OSError as exc:
             messages.append(f"declared output {ident!r} ({rel}) cannot be read: {exc.strerror or exc}")
-            missing.append(MissingOutput(id=ident, path=rel))
+            missing.append({"id": ident, "path": rel})
             continue
         if fmt == "directory" and files is None:
             messages.append(f"declared output {ident!r} ({rel}) should be a directory but is a file")
         mtime = utc_stamp(datetime.fromtimestamp(info.st_mtime, timezone.utc))
-        produced.append(OutputFile(id=ident, path=rel, sha256=digest, size=size, mtime=mtime))
+        produced.append({"id": ident, "path": rel, "sha256": digest, "size": size, "mtime": mtime})
         paths[ident] = path
     return produced, missing, paths
 
@@ -155,10 +149,10 @@ def claim_metrics(plan: RunPlan, paths: Mapping[str, Path], messages: list[str])
     return metrics, complete
 
 
-def log_file(directory: Path, stream: str) -> LogFile:
+def log_file(directory: Path, stream: str) -> dict[str, Any]:
     """The entry of ``<stream>.log`` in the run directory."""
     path = directory / f"{stream}.log"
-    return LogFile(stream=stream, path=path.name, sha256=sha256_file(path), size=path.stat().st_size)
+    return {"stream": stream, "path": path.name, "sha256": sha256_file(path), "size": path.stat().st_size}
 
 
 def allowed_writes(plan: RunPlan) -> list[str]:
@@ -182,7 +176,7 @@ def snapshot_before(plan: RunPlan) -> Snapshot:
     return take_snapshot(plan.artifact.root, [a for a in allowed_writes(plan) if a])
 
 
-def _host(plan: RunPlan, executor: Executor, host_gpus: list[GpuInfo], env_dir: Path | None) -> Any:
+def _host(plan: RunPlan, executor: Executor, host_gpus: list[GpuInfo], env_dir: Path | None) -> dict[str, Any]:
     if executor == Executor.CONTAINER:
         # The image's packages are not visible from here; the image id in 'container' pins them.
         return host_fingerprint(host_gpus, environment="image")
@@ -196,9 +190,10 @@ def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started:
                  duration_s: float, started_epoch: float, status: RunStatus, exit_status: int | None,
                  killed_by: int | None, host_gpus: list[GpuInfo], assigned: list[int],
                  environment: dict[str, str], messages: list[str],
-                 container: ContainerInfo | None = None, before: Snapshot | None = None,
-                 env_dir: Path | None = None) -> RunRecord:
-    """Check the outputs and the tree, extract the metrics, and write ``record.json`` atomically.
+                 container: dict[str, Any] | None = None, before: Snapshot | None = None,
+                 env_dir: Path | None = None) -> dict[str, Any]:
+    """Check the outputs and the tree, extract the metrics, and write ``record.json`` atomically;
+    the record as written (plain JSON data, checked against the published run-record schema).
 
     ``before`` is the tree snapshot taken before the run (:func:`snapshot_before`); files
     created, changed or removed outside the allowed places since then fail the run.
@@ -214,33 +209,45 @@ def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started:
                             "declare them as outputs or write them elsewhere")
     if status == RunStatus.COMPLETED and exit_status == 0 and (missing or not complete or stray):
         status = RunStatus.FAILED
-    record = RunRecord(
-        record_version=RECORD_VERSION,
-        artifact_id=plan.artifact.manifest.id,
-        artifact_digest=plan.artifact.digest,
-        launcher=plan.launcher.id,
-        argv=plan.argv,
-        cwd=plan.cwd,
-        parameters=plan.parameters,
-        seed=plan.seed,
-        started=utc_stamp(started),
-        ended=utc_stamp(ended),
-        duration_s=round(duration_s, 6),
-        status=status,
-        exit_status=exit_status,
-        signal=killed_by,
-        executor=executor,
-        container=container,
-        timeout_s=plan.timeout_s,
-        host=_host(plan, executor, host_gpus, env_dir),
-        gpus=assigned,
-        environment=redact(environment),
-        outputs=outputs,
-        missing_outputs=missing,
-        logs=[log_file(directory, "stdout"), log_file(directory, "stderr")],
-        metrics=metrics,
-        stray_writes=stray[:MAX_STRAY_LISTED],
-        messages=messages,
-    )
-    write_atomic(directory / "record.json", record_bytes(record))
+    # Field order and omissions as the RunRecord model writes them (absent optionals left out,
+    # seed and exit_status always present); the schema check below holds the two together.
+    record: dict[str, Any] = {
+        "record_version": RECORD_VERSION,
+        "artifact_id": plan.artifact.manifest.id,
+        "artifact_digest": plan.artifact.digest,
+        "launcher": plan.launcher.id,
+        "argv": list(plan.argv),
+        "cwd": plan.cwd,
+        "parameters": dict(plan.parameters),
+        "seed": plan.seed,
+        "started": utc_stamp(started),
+        "ended": utc_stamp(ended),
+        "duration_s": round(duration_s, 6),
+        "status": RunStatus(status).value,
+        "exit_status": exit_status,
+    }
+    if killed_by is not None:
+        record["signal"] = killed_by
+    record["executor"] = Executor(executor).value
+    if container is not None:
+        record["container"] = container
+    record.update({
+        "timeout_s": plan.timeout_s,
+        "host": _host(plan, executor, host_gpus, env_dir),
+        "gpus": list(assigned),
+        "environment": redact(environment),
+        "outputs": outputs,
+        "missing_outputs": missing,
+        "logs": [log_file(directory, "stdout"), log_file(directory, "stderr")],
+        "metrics": metrics,
+        "stray_writes": stray[:MAX_STRAY_LISTED],
+        "messages": messages,
+    })
+    payload = record_bytes(record)
+    if compiled_is_valid(json.loads(payload), "run-record") is False:
+        # A bug, not bad input: keep the evidence next to where the record belongs, and say so.
+        write_atomic(directory / "record.invalid.json", payload)
+        raise RunError(f"the run record in {directory} does not conform to its schema (a bug in rra); "
+                       "it was kept as record.invalid.json")
+    write_atomic(directory / "record.json", payload)
     return record

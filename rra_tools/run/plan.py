@@ -18,9 +18,11 @@ from typing import Any
 
 from ..io.errors import LoadError
 from ..io.paths import lexical_issue
-from ..model.launchers import Launcher, Parameter
-from ..model.manifest import Manifest
 from .errors import ArtifactError, PlanError
+from .spec import LauncherSpec as Launcher
+from .spec import ManifestSpec as Manifest
+from .spec import ParameterSpec as Parameter
+from .spec import read_manifest
 
 __all__ = [
     "Artifact",
@@ -96,9 +98,12 @@ class RunPlan:
 
 
 def load_artifact(path: str | Path) -> Artifact:
-    """Load the artifact at ``path`` (a directory or its manifest file); ArtifactError if unusable."""
-    from pydantic import ValidationError
+    """Load the artifact at ``path`` (a directory or its manifest file); ArtifactError if unusable.
 
+    The manifest must conform to the published schema (checked by the compiled validator; on a
+    failure jsonschema names the first problem). Semantic rules are ``rra validate``'s business.
+    """
+    from ..io.schemas import compiled_is_valid
     from ..io.source import decode_text, parse_document
 
     target = Path(path)
@@ -114,13 +119,16 @@ def load_artifact(path: str | Path) -> Artifact:
     except LoadError as exc:
         p = exc.problem
         raise ArtifactError(f"{manifest_path}:{p.line}:{p.column}: {p.message}") from None
-    try:
-        manifest = Manifest.model_validate(doc.data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = "/".join(str(x) for x in first["loc"])
-        raise ArtifactError(f"{manifest_path}: not a valid manifest: {first['msg']} at {where!r} "
-                            f"({exc.error_count()} problem(s); 'rra validate' lists them)") from None
+    if compiled_is_valid(doc.data) is not True:
+        from ..validate.schema_layer import check_schema
+
+        problems = list(check_schema(doc.data))
+        if problems:
+            first = problems[0]
+            where = "/".join(str(x) for x in first.pointer)
+            raise ArtifactError(f"{manifest_path}: not a valid manifest: {first.message} at {where!r} "
+                                f"({len(problems)} problem(s); 'rra validate' lists them)")
+    manifest = read_manifest(doc.data)
     try:
         digest = hashlib.sha256(canonical_json(doc.data)).hexdigest()
     except ValueError as exc:

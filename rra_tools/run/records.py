@@ -9,7 +9,7 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..model.run_record import RunRecord
+from typing import Any
 
 __all__ = ["REDACTED", "SECRET_NAME", "new_run_dir", "record_bytes", "redact", "utc_stamp", "write_atomic"]
 
@@ -47,13 +47,10 @@ def new_run_dir(runs_dir: Path, launcher: str, seed: int | None, moment: datetim
     raise FileExistsError(f"cannot create a new run directory under {parent}")
 
 
-def record_bytes(record: RunRecord) -> bytes:
-    """The record as written: JSON, two-space indent, absent optional fields omitted, but ``seed``
-    and ``exit_status`` always present (null when they have no value)."""
-    data = record.model_dump(mode="json", exclude_none=True)
-    data["seed"] = record.seed
-    data["exit_status"] = record.exit_status
-    return (json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+def record_bytes(record: dict[str, Any]) -> bytes:
+    """The record as written: JSON, two-space indent, UTF-8; NaN and infinities are refused
+    (they are not JSON)."""
+    return (json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 
 def write_atomic(path: Path, payload: bytes) -> None:

@@ -7,10 +7,11 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from .. import SPEC_VERSION
+from ..io.schemas import SchemaNotFound, load_schema, schema_path
+from ..io.schemas import compiled_is_valid as _compiled_is_valid
 from .context import Finding, Pointer
 from .diagnostics import Severity
 
@@ -22,25 +23,9 @@ _VALUE = {"pattern", "enum", "const", "format", "propertyNames"}
 _SUPPORTED_MAJOR, _SUPPORTED_MINOR = (int(p) for p in SPEC_VERSION.split("."))
 
 
-class SchemaNotFound(Exception):
-    """The committed schema file is missing from the installation."""
-
-
-def schema_path(name: str = "manifest") -> Path:
-    """Location of the published schema ``name`` in a wheel or a source checkout."""
-    file = f"rra-{name}-{SPEC_VERSION}.schema.json"
-    package = Path(__file__).resolve().parent.parent
-    for candidate in (package / "_schemas" / file, package.parent / "schemas" / file):
-        if candidate.is_file():
-            return candidate
-    raise SchemaNotFound(f"schema {file!r} is not installed; reinstall rra-tools")
-
-
-@cache
 def manifest_schema() -> dict[str, Any]:
     """The published manifest schema (read once per process)."""
-    loaded: dict[str, Any] = json.loads(schema_path("manifest").read_text(encoding="utf-8"))
-    return loaded
+    return load_schema("manifest")
 
 
 #: Optional modules jsonschema imports eagerly for format checks the validator never runs;
@@ -112,25 +97,10 @@ def _validator() -> Any:
 FAST_PATH_MIN_VALUES = 20_000
 
 
-@cache
-def _compiled_validator() -> Any | None:
-    try:
-        import jsonschema_rs
-    except ImportError:  # an optional speed-up: jsonschema alone gives the same answers
-        return None
-    return jsonschema_rs.validator_for(manifest_schema())
-
-
 def compiled_is_valid(data: Any) -> bool | None:
-    """The compiled validator's verdict on ``data``; None when it is unavailable or cannot read
-    the data (e.g. an integer beyond 64 bits or a lone surrogate)."""
-    validator = _compiled_validator()
-    if validator is None:
-        return None
-    try:
-        return bool(validator.is_valid(data))
-    except (ValueError, OverflowError, TypeError):
-        return None
+    """The compiled validator's verdict on ``data`` against the manifest schema (see
+    :func:`rra_tools.io.schemas.compiled_is_valid`)."""
+    return _compiled_is_valid(data, "manifest")
 
 
 def declared_version(data: Mapping[str, Any]) -> tuple[int, int] | None:

@@ -238,7 +238,7 @@ def write_record(artifact: Path) -> Path:
     })
     path = artifact / "runs" / "train" / "0-20260101T000000.000000Z" / "record.json"
     path.parent.mkdir(parents=True)
-    path.write_bytes(record_bytes(record))
+    path.write_bytes(record_bytes(record.model_dump(mode="json", exclude_none=True)))
     return path
 
 

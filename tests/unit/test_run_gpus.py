@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rra_tools.model.run_record import GpuInfo
+from rra_tools.run.gpus import GpuInfo
 from rra_tools.run.errors import GpuUnavailable
 from rra_tools.run.gpus import INVENTORY_ENV, LOCK_DIR_ENV, acquire, inventory
 

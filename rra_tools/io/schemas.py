@@ -1,0 +1,60 @@
+"""The published JSON Schemas: where they are installed, loaded once, and compiled.
+
+Kept free of the validator and of pydantic so that the run path can check a manifest or a run
+record against its schema for a few milliseconds of start-up.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .. import SPEC_VERSION
+
+__all__ = ["SchemaNotFound", "compiled_is_valid", "load_schema", "schema_path"]
+
+
+class SchemaNotFound(Exception):
+    """The committed schema file is missing from the installation."""
+
+
+def schema_path(name: str = "manifest") -> Path:
+    """Location of the published schema ``name`` in a wheel or a source checkout."""
+    file = f"rra-{name}-{SPEC_VERSION}.schema.json"
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / "_schemas" / file, package.parent / "schemas" / file):
+        if candidate.is_file():
+            return candidate
+    raise SchemaNotFound(f"schema {file!r} is not installed; reinstall rra-tools")
+
+
+@cache
+def load_schema(name: str = "manifest") -> dict[str, Any]:
+    """The published schema ``name`` (read once per process)."""
+    loaded: dict[str, Any] = json.loads(schema_path(name).read_text(encoding="utf-8"))
+    return loaded
+
+
+@cache
+def _compiled(name: str) -> Any | None:
+    try:
+        import jsonschema_rs
+    except ImportError:  # an optional speed-up: jsonschema alone gives the same answers
+        return None
+    return jsonschema_rs.validator_for(load_schema(name))
+
+
+def compiled_is_valid(data: Any, name: str = "manifest") -> bool | None:
+    """The compiled validator's verdict on ``data`` against schema ``name``; None when it is
+    unavailable or cannot read the data (e.g. an integer beyond 64 bits, a non-finite number,
+    a lone surrogate). Its "valid" is jsonschema's too (tests/unit/test_schema_fast_path.py);
+    its "invalid" may not be, so callers ask jsonschema for the findings."""
+    validator = _compiled(name)
+    if validator is None:
+        return None
+    try:
+        return bool(validator.is_valid(data))
+    except (ValueError, OverflowError, TypeError):
+        return None

@@ -1,0 +1,37 @@
+"""Words of the run-record format that code outside the models uses: statuses, executors, streams.
+
+Plain enums without pydantic, so that ``rra run`` can name them without importing the models
+(:mod:`rra_tools.model.run_record` re-exports them and builds the schema from them).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+__all__ = ["RECORD_VERSION", "Executor", "LogStream", "RunStatus"]
+
+#: Version of the run-record format written by this package.
+RECORD_VERSION = "1.0"
+
+
+class RunStatus(str, Enum):
+    """How a run ended."""
+
+    COMPLETED = "completed"
+    FAILED = "failed"
+    TIMEOUT = "timeout"
+    INTERRUPTED = "interrupted"
+
+
+class Executor(str, Enum):
+    """What ran the process."""
+
+    LOCAL = "local"
+    CONTAINER = "container"
+
+
+class LogStream(str, Enum):
+    """Which standard stream a log file holds."""
+
+    STDOUT = "stdout"
+    STDERR = "stderr"
