@@ -15,7 +15,6 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +29,7 @@ from .mediatypes import (
     MAX_CONFIG_BYTES,
     MAX_MANIFEST_BYTES,
 )
-from .registry import Cancelled, MalformedError, Reference, RegistryClient, RegistryError
+from .registry import MalformedError, Reference, RegistryClient, RegistryError
 
 if TYPE_CHECKING:
     from ..validate.config import Config
@@ -135,27 +134,9 @@ def _write_small(layout: Path, digest: str, data: bytes) -> None:
 
 
 def _download_all(layout: Path, repository: str, blobs: dict[str, int], client: RegistryClient) -> None:
-    order = sorted(blobs.items(), key=lambda item: (-item[1], item[0]))
-    for digest, _ in order:
+    for digest in blobs:
         blob_path(layout, digest).parent.mkdir(parents=True, exist_ok=True)
-    if not order:
-        return
-    with ThreadPoolExecutor(max_workers=min(client.workers, len(order))) as pool:
-        futures: list[Future[Any]] = [
-            pool.submit(client.download_blob, repository, digest, size, blob_path(layout, digest))
-            for digest, size in order
-        ]
-        _, pending = wait(futures, return_when=FIRST_EXCEPTION)
-        if pending:
-            client.abort.set()
-            for future in pending:
-                future.cancel()
-    client.abort.clear()
-    errors = [e for e in (None if f.cancelled() else f.exception() for f in futures) if e is not None]
-    # The failure that stopped the others, not their "stopped" errors.
-    errors.sort(key=lambda e: isinstance(e, Cancelled))
-    if errors:
-        raise errors[0]
+    client.transfer_all(client.download_blob, repository, blobs, lambda digest: blob_path(layout, digest))
 
 
 def pull(source: Reference, output: Path, client: RegistryClient, *, roles: Iterable[str] | None = None,

@@ -12,7 +12,6 @@ import json
 import shutil
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 from .errors import OCIError
 from .layout import Descriptor, blob_path, is_layout, layout_opener, read_index, read_verified
 from .mediatypes import ANNOTATION_REF_NAME, INDEX_MEDIA_TYPE, MAX_CONFIG_BYTES, MAX_MANIFEST_BYTES
-from .registry import Cancelled, IntegrityError, Reference, RegistryClient, RegistryError
+from .registry import IntegrityError, Reference, RegistryClient, RegistryError
 
 __all__ = ["PushResult", "push", "push_layout", "select_entry"]
 
@@ -170,24 +169,7 @@ def _push_tree(layout: Path, repository: str, entry: Descriptor, client: Registr
 
 def _upload_all(layout: Path, repository: str, blobs: dict[str, int], client: RegistryClient) -> None:
     """Upload blobs on a few threads, largest first; the first failure stops the rest."""
-    order = sorted(blobs.items(), key=lambda item: (-item[1], item[0]))
-    with ThreadPoolExecutor(max_workers=min(client.workers, max(1, len(order)))) as pool:
-        futures: list[Future[Any]] = [
-            pool.submit(client.upload_blob, repository, digest, size, blob_path(layout, digest))
-            for digest, size in order
-        ]
-        _, pending = wait(futures, return_when=FIRST_EXCEPTION)
-        if pending:
-            # One blob failed for good: the others stop retrying, those not started are dropped.
-            client.abort.set()
-            for future in pending:
-                future.cancel()
-    client.abort.clear()
-    errors = [e for e in (None if f.cancelled() else f.exception() for f in futures) if e is not None]
-    # The failure that stopped the others, not their "stopped" errors.
-    errors.sort(key=lambda e: isinstance(e, Cancelled))
-    if errors:
-        raise errors[0]
+    client.transfer_all(client.upload_blob, repository, blobs, lambda digest: blob_path(layout, digest))
 
 
 def _descriptor_of(manifest: dict[str, Any], digest: str, data: bytes, media_type: str) -> dict[str, Any]:

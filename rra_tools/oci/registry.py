@@ -443,6 +443,31 @@ class RegistryClient:
 
         return self.retrying(f"checking blob {digest}", head, digest=digest)
 
+    def transfer_all(self, transfer: Callable[[str, str, int, Path], object], repository: str,
+                     blobs: Mapping[str, int], path_of: Callable[[str], Path]) -> None:
+        """Run ``transfer(repository, digest, size, path)`` (upload_blob or download_blob) for
+        every blob on ``workers`` threads, largest first; the first failure stops the rest and
+        is raised (not the "stopped" errors of the others)."""
+        from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+
+        order = sorted(blobs.items(), key=lambda item: (-item[1], item[0]))
+        if not order:
+            return
+        with ThreadPoolExecutor(max_workers=min(self.workers, len(order))) as pool:
+            futures: list[Future[Any]] = [pool.submit(transfer, repository, digest, size, path_of(digest))
+                                          for digest, size in order]
+            _, pending = wait(futures, return_when=FIRST_EXCEPTION)
+            if pending:
+                # One blob failed for good: the others stop retrying, those not started are dropped.
+                self.abort.set()
+                for future in pending:
+                    future.cancel()
+        self.abort.clear()
+        errors = [e for e in (None if f.cancelled() else f.exception() for f in futures) if e is not None]
+        errors.sort(key=lambda e: isinstance(e, Cancelled))
+        if errors:
+            raise errors[0]
+
     def upload_blob(self, repository: str, digest: str, size: int, path: Path) -> bool:
         """Upload the file at ``path`` as blob ``digest`` unless the registry has it; True when uploaded.
 
