@@ -17,6 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..io.cache import CACHE_VAR, cache_root
 from ..io.digest import sha256_file
 from .artifact import write_atomic
 from .locks import LockFile, read_lock
@@ -24,8 +25,6 @@ from .resolve import find_uv
 
 __all__ = ["CACHE_VAR", "MARKER", "CreateError", "CreatedEnv", "cache_root", "create_env", "hashed_requirements"]
 
-#: Environment variable naming the cache directory.
-CACHE_VAR = "RRA_CACHE_DIR"
 #: File that marks a complete environment; written last.
 MARKER = ".rra-env.json"
 
@@ -43,15 +42,6 @@ class CreatedEnv:
     lock_sha256: str
     reused: bool
     packages: int
-
-
-def cache_root() -> Path:
-    """The cache directory: ``$RRA_CACHE_DIR``, else ``~/.cache/rra``."""
-    configured = os.environ.get(CACHE_VAR)
-    if configured:
-        return Path(configured)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "rra"
 
 
 def hashed_requirements(lock: LockFile) -> str:

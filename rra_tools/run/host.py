@@ -86,7 +86,6 @@ def lock_match(root: Path, lock: Any, packages: Sequence[str]) -> dict[str, Any]
     """Compare ``packages`` with the manifest's lock block ``lock`` (path, format); None when
     there is no pip lock to compare with or it cannot be read. Packages whose environment
     marker is false here (e.g. Windows-only ones) are not expected."""
-    from ..env.locks import LockError, read_lock
     from ..io.digest import sha256_file
     from ..io.paths import resolve_inside
 
@@ -97,21 +96,57 @@ def lock_match(root: Path, lock: Any, packages: Sequence[str]) -> dict[str, Any]
         return None
     try:
         sha = sha256_file(resolved.path)
-        locked = read_lock(resolved.path, str(lock.format), display=lock.path)
-    except (LockError, OSError):
+    except OSError:
+        return None
+    locked = _locked_packages(resolved.path, str(lock.format), lock.path, sha)
+    if locked is None:
         return None
     expected = []
-    for package in locked.packages:
-        if package.marker:
+    for name, version, marker in locked:
+        if marker:
             from packaging.markers import InvalidMarker, Marker  # 18 ms: only for locks with markers
 
             try:
-                if not Marker(package.marker).evaluate():
+                if not Marker(marker).evaluate():
                     continue
             except InvalidMarker:
                 pass  # an unreadable marker: expect the package rather than hide it
-        expected.append((package.name, package.version))
+        expected.append((name, version))
     return compare_with_lock(packages, expected, lock.path, sha)
+
+
+def _locked_packages(path: Path, fmt: str, display: str, sha: str) -> list[tuple[str, str | None, str | None]] | None:
+    """(name, version, marker) of each package of the lock, or None when it cannot be read.
+
+    Parsing a lock needs ``packaging`` and the lock readers (about 40 ms of imports on every
+    ``rra run``), so the result is cached by the lock's digest under the cache directory; the
+    cache is a pure function of the file's bytes, and failing to write it changes nothing.
+    """
+    import json
+
+    from ..io.cache import cache_root
+
+    cached = cache_root() / "locks" / f"{sha}-{fmt}.json"
+    try:
+        rows = json.loads(cached.read_text(encoding="utf-8"))
+        return [(str(n), None if v is None else str(v), None if m is None else str(m)) for n, v, m in rows]
+    except (OSError, ValueError, TypeError):
+        pass
+    from ..env.locks import LockError, read_lock
+
+    try:
+        locked = read_lock(path, fmt, display=display)
+    except (LockError, OSError):
+        return None
+    rows = [(p.name, p.version, p.marker) for p in locked.packages]
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(rows), encoding="utf-8")
+        os.replace(tmp, cached)
+    except OSError:
+        pass
+    return rows
 
 
 def host_fingerprint(gpus: Sequence[GpuInfo] = (), *, packages: Sequence[str] | None = None,

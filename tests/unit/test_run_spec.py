@@ -3,7 +3,6 @@ the pydantic models do: same attribute names, same values, same defaults."""
 
 from __future__ import annotations
 
-import dataclasses
 from enum import Enum
 import subprocess
 import sys
@@ -26,9 +25,9 @@ VALID_CASES = [c for c in load_suite(SUITE) if not c.case.expect.codes]
 
 def same(view: Any, model: Any, where: str = "manifest") -> None:
     """Every field of the dataclass ``view`` equals the model's attribute of that name."""
-    if dataclasses.is_dataclass(view):
-        for f in dataclasses.fields(view):
-            same(getattr(view, f.name), getattr(model, f.name), f"{where}.{f.name}")
+    if hasattr(view, "_fields"):  # a NamedTuple of rra_tools.run.spec
+        for name in view._fields:
+            same(getattr(view, name), getattr(model, name), f"{where}.{name}")
     elif isinstance(view, list):
         assert isinstance(model, list) and len(view) == len(model), where
         for i, (a, b) in enumerate(zip(view, model)):
