@@ -7,8 +7,11 @@ import hashlib
 import os
 import time
 from collections.abc import Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 __all__ = ["CHUNK_SIZE", "DigestPool", "hash_files", "sha256_file"]
 
@@ -45,6 +48,9 @@ class DigestPool:
         self._futures: dict[Path, Future[str | OSError]] = {}
 
     def __enter__(self) -> DigestPool:
+        # Imported here: a run without outputs (and `rra run`'s start-up) does not need threads.
+        from concurrent.futures import ThreadPoolExecutor
+
         self._pool = ThreadPoolExecutor(max_workers=max(1, self._workers))
         return self
 
@@ -75,6 +81,8 @@ def hash_files(paths: Iterable[Path], workers: int | None = None,
     """Hash every path, in parallel; each value is the hex digest or the error that stopped it
     (TimeoutError for files not finished before ``deadline``, a ``time.monotonic()`` value)."""
     unique = list(dict.fromkeys(paths))
+    if not unique:
+        return {}
     # Largest first, so a big file does not start last and leave other threads idle.
     unique.sort(key=_size, reverse=True)
     with DigestPool(min(workers or 32, len(unique)) if workers else None, deadline) as pool:
