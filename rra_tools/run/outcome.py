@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
 import signal
 from collections.abc import Mapping
 from datetime import datetime, timezone
@@ -165,9 +166,12 @@ def allowed_writes(plan: RunPlan) -> list[str]:
             fixed = output.path.split("{", 1)[0]
             allowed.append(output.path if fixed == output.path else fixed.rpartition("/")[0])
     try:
-        allowed.append(plan.artifact.runs_dir.relative_to(plan.artifact.root).as_posix())
+        records = plan.artifact.runs_dir.relative_to(plan.artifact.root).as_posix()
     except ValueError:
-        pass
+        return allowed
+    # Runs write records under <run_records>/<launcher>/; naming those (not the whole directory)
+    # keeps the rule meaningful when run_records is the artifact root itself.
+    allowed.extend(posixpath.normpath(f"{records}/{launcher.id}") for launcher in plan.artifact.manifest.launchers)
     return allowed
 
 

@@ -392,3 +392,15 @@ def test_package_set_is_compared_with_the_lock(tmp_path: Path) -> None:
     # click is installed at its locked version; the Windows-only package is not expected here.
     assert host["lock"]["missing"] == ["rra-surely-absent==1.0"]
     assert host["lock"]["extra"] == host["packages"] - 1
+
+
+def test_records_in_the_artifact_root_are_not_stray(tmp_path: Path) -> None:
+    # evidence.run_records may be the root itself: records then go to <root>/<launcher>/.
+    root = _tree_artifact(tmp_path / "art", "print('hi')\n")
+    data = json.loads((root / "rra.yaml").read_text())
+    data["evidence"] = {"run_records": "."}
+    (root / "rra.yaml").write_text(json.dumps(data))
+    result = run_one(root, "job")
+    record = read_record(result)
+    assert result.directory.parent == root / "job"
+    assert (record["status"], record["stray_writes"]) == ("completed", [])
