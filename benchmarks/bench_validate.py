@@ -27,25 +27,19 @@ import argparse
 import hashlib
 import json
 import os
-import platform
 import re
-import shutil
 import statistics
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-WORK = REPO / "benchmarks" / "_work"
+from _common import (CHUNK, GB, REPO, WORK, Row, check_clean, fmt_gbs, fmt_s, load, machine,
+                     make_file, print_table, run_timed, sha256_limit, tool, write_if_changed)
+
 SCHEMA = REPO / "schemas" / "rra-manifest-1.0.schema.json"
 EXAMPLE = REPO / "examples" / "digits-logreg" / "rra.yaml"
-BIN = Path(sys.executable).parent
-CHUNK = 1024 * 1024
-GB = 1e9  # throughput is reported in decimal GB/s, sizes in GiB/MiB
-
 LOCK_TEXT = (
     "# requirements-hashes lock used by the benchmark manifests\n"
     "numpy==2.1.3 \\\n"
@@ -53,51 +47,8 @@ LOCK_TEXT = (
 )
 
 
-def tool(name: str) -> str:
-    """A console script of the running interpreter's environment, else one on PATH."""
-    candidate = BIN / name
-    if candidate.exists():
-        return str(candidate)
-    found = shutil.which(name)
-    if found is None:
-        sys.exit(f"bench_validate: {name!r} not found next to {sys.executable} nor on PATH")
-    return found
-
-
 # --------------------------------------------------------------------------------------------
 # Timing helpers
-
-
-def run_timed(argv: list[str], *, expect: int | None = 0) -> float:
-    """Wall-clock seconds of one subprocess run (output discarded); checks its exit code."""
-    start = time.perf_counter()
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    elapsed = time.perf_counter() - start
-    if expect is not None and proc.returncode != expect:
-        tail = proc.stdout.decode("utf-8", "replace")[-3000:]
-        sys.exit(f"bench_validate: {' '.join(argv)!r} exited {proc.returncode}, expected {expect}:\n{tail}")
-    return elapsed
-
-
-@dataclass
-class Row:
-    """One line of the result table."""
-
-    name: str
-    ours: str
-    peer_name: str
-    peer: str
-    ratio: str
-    target: str
-    met: str
-
-
-def fmt_s(seconds: float) -> str:
-    return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
-
-
-def fmt_gbs(rate: float) -> str:
-    return f"{rate:.2f} GB/s"
 
 
 # --------------------------------------------------------------------------------------------
@@ -178,13 +129,6 @@ def _emit(node: object, indent: int, out: list[str]) -> None:
             out[start] = pad + "- " + out[start][indent + 2:]
     else:
         out.append(pad + _scalar(node))
-
-
-def write_if_changed(path: Path, text: str) -> None:
-    if path.exists() and path.read_text(encoding="utf-8") == text:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 
 
 def lock_entry(root: Path) -> dict[str, str]:
@@ -355,25 +299,6 @@ def bench_large(n: int, runs: int) -> list[Row]:
     return rows
 
 
-def check_clean(path: Path) -> str | None:
-    """None when ``rra validate`` finds nothing in ``path``; else a short account of what it found.
-
-    A benchmark manifest must be valid and free of findings, or its timing means little; when
-    it is not, the table says so instead of a figure passing for a success.
-    """
-    proc = subprocess.run([tool("rra"), "validate", "--format", "json", str(path)], capture_output=True)
-    try:
-        diags = json.loads(proc.stdout)["results"][0]["diagnostics"]
-    except (ValueError, KeyError, IndexError):
-        return f"exit {proc.returncode}, no JSON report: {proc.stderr.decode('utf-8', 'replace')[-300:]}"
-    if proc.returncode == 0 and not diags:
-        return None
-    codes = sorted({d["code"] for d in diags})
-    first = diags[0] if diags else None
-    detail = f"; first: {first['code']} {first['message']}" if first else ""
-    return f"exit {proc.returncode}, {len(diags)} finding(s) {', '.join(codes)}{detail}"
-
-
 def breakdown(json_path: Path, yaml_path: Path) -> None:
     """Where the time of (b) goes, measured in a fresh interpreter (imports excluded from stages)."""
     code = r"""
@@ -406,26 +331,6 @@ print()
 
 # --------------------------------------------------------------------------------------------
 # c) digest throughput
-
-
-def make_file(path: Path, size: int) -> None:
-    if path.exists() and path.stat().st_size == size:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as handle:
-        left = size
-        while left:
-            n = min(left, 8 * CHUNK)
-            handle.write(os.urandom(n))
-            left -= n
-
-
-def sha256_limit(path: Path, buffer: bytearray, view: memoryview) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb", buffering=0) as handle:
-        while n := handle.readinto(buffer):
-            digest.update(view[:n])
-    return digest.hexdigest()
 
 
 def digests_of(files: list[Path], root: Path) -> dict[str, str]:
@@ -543,35 +448,6 @@ def bench_digest(n_big: int, big_size: int, n_small: int, runs: int) -> list[Row
 
 
 # --------------------------------------------------------------------------------------------
-
-
-def load() -> float:
-    """1-minute load average: other processes on the machine skew every figure."""
-    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-
-
-def machine() -> str:
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return (f"{os.cpu_count()} cores, {model}, Python {platform.python_version()}, "
-            f"{platform.system()} {platform.release()}, load average {load:.2f}")
-
-
-def print_table(rows: list[Row]) -> None:
-    header = Row("measurement", "ours", "peer/limit", "figure", "ratio", "target", "met")
-    cells = [header, *rows]
-    widths = [max(len(getattr(r, f)) for r in cells) for f in Row.__dataclass_fields__]
-    for n, row in enumerate(cells):
-        print("  ".join(getattr(row, f).ljust(w) for f, w in zip(Row.__dataclass_fields__, widths)).rstrip())
-        if n == 0:
-            print("  ".join("-" * w for w in widths))
 
 
 def main() -> int:
