@@ -7,7 +7,6 @@ full record written by ``rra run``.
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, WithJsonSchema

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from .errors import DigestMismatch, DocumentTooLarge, LayoutError, SizeMismatch
 from .mediatypes import INDEX_MEDIA_TYPE, MANIFEST_MEDIA_TYPE, MAX_MANIFEST_BYTES
 
 if TYPE_CHECKING:
@@ -98,28 +99,32 @@ class NotFoundError(RegistryError):
     """The registry does not have the manifest, blob or repository."""
 
 
+# Transport-side errors, reported by `rra validate oci://` under the same codes as the layout
+# errors of :mod:`.errors` that mean the same thing.
+
+
 class IntegrityError(RegistryError):
     """Content does not match its digest; it is never used."""
 
-    code = "RRA803"
+    code = DigestMismatch.code
 
 
 class MalformedError(IntegrityError):
     """A manifest or index is not the JSON document its media type requires."""
 
-    code = "RRA801"
+    code = LayoutError.code
 
 
 class SizeMismatchError(IntegrityError):
     """Content is not of its declared size; it is never used."""
 
-    code = "RRA804"
+    code = SizeMismatch.code
 
 
 class TooLargeError(RegistryError):
     """A manifest or config is larger than the cap; refused before it is read."""
 
-    code = "RRA805"
+    code = DocumentTooLarge.code
 
 
 class Cancelled(RegistryError):

@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from ..io.paths import lexical_issue
 from .compression import Reader, open_decompressed

@@ -27,7 +27,7 @@ import os
 import posixpath
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,7 +38,7 @@ from ..model.vocab import Executor, RunStatus
 from .gpus import GpuInfo
 from .errors import EngineUnavailable, EngineUnsupported, ImageUnavailable, PlanError
 from .gpus import GpuLease, acquire, inventory
-from .local import Progress, RunOptions, RunResult, clean_environment
+from .local import Progress, RunOptions, RunResult, Tee, clean_environment
 from .outcome import signal_name, snapshot_before, write_record
 from .plan import Artifact, RunPlan
 from .records import new_run_dir
@@ -313,23 +313,12 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _pump(stream: Iterable[tuple[bytes | None, bytes | None]], out_log: IO[bytes], err_log: IO[bytes],
-          callback: Callable[[str, bytes], None] | None) -> None:
+def _pump(stream: Iterable[tuple[bytes | None, bytes | None]], out: Tee, err: Tee) -> None:
     try:
-        for out, err in stream:
-            for name, chunk, sink in (("stdout", out, out_log), ("stderr", err, err_log)):
-                if not chunk:
-                    continue
-                try:
-                    sink.write(chunk)
-                    sink.flush()
-                except (OSError, ValueError):  # the log was closed: the run is over
+        for out_chunk, err_chunk in stream:
+            for tee, chunk in ((out, out_chunk), (err, err_chunk)):
+                if chunk and not tee.write(chunk):
                     return
-                if callback is not None:
-                    try:
-                        callback(name, chunk)
-                    except Exception:  # noqa: BLE001 - a broken terminal must not stop the log
-                        callback = None
     except Exception:  # noqa: BLE001,S110 - the attach connection ends when the container goes away
         pass
 
@@ -478,8 +467,8 @@ class _Run:
                 # Attached before the start so that no output is lost. Podman prepares the
                 # container when attaching, so a command that does not exist fails here already.
                 stream = self.api.attach(cid, stdout=True, stderr=True, stream=True, logs=True, demux=True)
-                reader = threading.Thread(target=_pump, args=(stream, out_log, err_log, self.opts.on_output),
-                                          daemon=True)
+                tees = (Tee(out_log, "stdout", self.opts.on_output), Tee(err_log, "stderr", self.opts.on_output))
+                reader = threading.Thread(target=_pump, args=(stream, *tees), daemon=True)
                 reader.start()
                 self.api.start(cid)
             except APIError as exc:

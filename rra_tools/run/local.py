@@ -19,7 +19,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
@@ -32,7 +32,7 @@ from .outcome import snapshot_before, write_record
 from .plan import RunPlan
 from .records import new_run_dir
 
-__all__ = ["MINIMAL_PATH", "Progress", "RunOptions", "RunResult", "clean_environment", "execute"]
+__all__ = ["MINIMAL_PATH", "Progress", "RunOptions", "RunResult", "Tee", "clean_environment", "execute"]
 
 MINIMAL_PATH = "/usr/bin:/bin"
 
@@ -112,25 +112,40 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _pump(stream: IO[bytes], sink: IO[bytes], name: str, callback: Callable[[str, bytes], None] | None) -> None:
+class Tee:
+    """Copies one stream of a run to its log file and to the caller's ``on_output`` callback.
+
+    Shared by both executors: the log is the record's evidence, so a callback that raises (a
+    closed terminal) is dropped rather than allowed to stop the log.
+    """
+
+    def __init__(self, sink: IO[bytes], name: str, callback: Callable[[str, bytes], None] | None) -> None:
+        self.sink, self.name, self.callback = sink, name, callback
+
+    def write(self, chunk: bytes) -> bool:
+        """Log ``chunk`` and pass it on; False once the log is closed (the run is over)."""
+        try:
+            self.sink.write(chunk)
+            self.sink.flush()
+        except (OSError, ValueError):
+            return False
+        if self.callback is not None:
+            try:
+                self.callback(self.name, chunk)
+            except Exception:  # noqa: BLE001 - a broken terminal must not stop the log
+                self.callback = None
+        return True
+
+
+def _pump(stream: IO[bytes], tee: Tee) -> None:
     fd = stream.fileno()
     while True:
         try:
             chunk = os.read(fd, 65536)
         except OSError:
             break
-        if not chunk:
+        if not chunk or not tee.write(chunk):
             break
-        try:
-            sink.write(chunk)
-            sink.flush()
-        except (OSError, ValueError):  # the log was closed: the run is over
-            break
-        if callback is not None:
-            try:
-                callback(name, chunk)
-            except Exception:  # noqa: BLE001 - a broken terminal must not stop the log
-                callback = None
 
 
 def _kill_group(pgid: int, sig: int) -> None:
@@ -197,9 +212,9 @@ def _execute(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], visible: s
                 status = RunStatus.FAILED
         if proc is not None:
             assert proc.stdout is not None and proc.stderr is not None
-            readers = [threading.Thread(target=_pump, args=(proc.stdout, out_log, "stdout", options.on_output),
+            readers = [threading.Thread(target=_pump, args=(proc.stdout, Tee(out_log, "stdout", options.on_output)),
                                         daemon=True),
-                       threading.Thread(target=_pump, args=(proc.stderr, err_log, "stderr", options.on_output),
+                       threading.Thread(target=_pump, args=(proc.stderr, Tee(err_log, "stderr", options.on_output)),
                                         daemon=True)]
             for reader in readers:
                 reader.start()

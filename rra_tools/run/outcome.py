@@ -9,7 +9,6 @@ which exited 0 but lacks an output or a metric has failed.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import posixpath
 import signal
@@ -248,7 +247,7 @@ def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started:
         "messages": messages,
     })
     payload = record_bytes(record)
-    if compiled_is_valid(json.loads(payload), "run-record") is False:
+    if compiled_is_valid(record, "run-record") is False:
         # A bug, not bad input: keep the evidence next to where the record belongs, and say so.
         write_atomic(directory / "record.invalid.json", payload)
         raise RunError(f"the run record in {directory} does not conform to its schema (a bug in rra); "

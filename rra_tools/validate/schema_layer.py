@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import SPEC_VERSION
 from ..io.schemas import SchemaNotFound, load_schema, schema_path
-from ..io.schemas import compiled_is_valid as _compiled_is_valid
+from ..io.schemas import compiled_is_valid
 from .context import Finding, Pointer
 from .diagnostics import Severity
 
@@ -95,12 +95,6 @@ def _validator() -> Any:
 #: finds the document valid, nothing is left to report; otherwise jsonschema runs to give the
 #: precise, located findings. Small documents skip it: its import would cost more than it saves.
 FAST_PATH_MIN_VALUES = 20_000
-
-
-def compiled_is_valid(data: Any) -> bool | None:
-    """The compiled validator's verdict on ``data`` against the manifest schema (see
-    :func:`rra_tools.io.schemas.compiled_is_valid`)."""
-    return _compiled_is_valid(data, "manifest")
 
 
 def declared_version(data: Mapping[str, Any]) -> tuple[int, int] | None:

@@ -372,7 +372,7 @@ def test_declared_outputs_imports_and_records_are_not_stray(tmp_path: Path) -> N
     assert not (root / "__pycache__").exists()
 
 
-def test_package_set_is_compared_with_the_lock(tmp_path: Path) -> None:
+def test_package_set_is_compared_with_the_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import hashlib
     from importlib.metadata import version
 
@@ -392,6 +392,14 @@ def test_package_set_is_compared_with_the_lock(tmp_path: Path) -> None:
     # click is installed at its locked version; the Windows-only package is not expected here.
     assert host["lock"]["missing"] == ["rra-surely-absent==1.0"]
     assert host["lock"]["extra"] == host["packages"] - 1
+    # The parsed lock is cached by its digest; an unreadable cache entry is parsed again.
+    monkeypatch.setenv("RRA_CACHE_DIR", str(tmp_path / "cache"))
+    first = read_record(run_one(root, "job"))["host"]["lock"]
+    (cached,) = (tmp_path / "cache" / "locks").iterdir()
+    assert cached.name == f"{host['lock']['sha256']}-requirements-hashes.json"
+    assert first == host["lock"]
+    cached.write_text("not json")
+    assert read_record(run_one(root, "job"))["host"]["lock"] == host["lock"]
 
 
 def test_records_in_the_artifact_root_are_not_stray(tmp_path: Path) -> None:

@@ -496,3 +496,39 @@ def test_render_dispatches_every_format() -> None:
     assert render(report, "github") == render_github(report)
     with pytest.raises(ValueError, match="unknown format 'xml'"):
         render(report, "xml")
+
+
+def test_a_long_source_line_is_quoted_as_a_window_around_the_finding(tmp_path: Path) -> None:
+    # A minified JSON manifest is one line; quoting all of it would print megabytes.
+    from rra_tools.io.source import parse_document
+    from rra_tools.validate import validate_path
+    from rra_tools.validate.reporters.text import QUOTE_WIDTH
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "digits-logreg"
+    data = {"x-pad": "p" * 400, **parse_document((example / "rra.yaml").read_text()).data}
+    data["levels"] = ["bogus"]  # the last key: its value sits hundreds of columns in
+    for name in ("train.py", "requirements.lock", "CITATION.cff", "README.md"):
+        (tmp_path / name).write_bytes((example / name).read_bytes())
+    (tmp_path / "rra.json").write_text(json.dumps(data))
+    lines = render_text(ValidationReport([validate_path(tmp_path / "rra.json")])).splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("1 | "))
+    quote, carets = lines[at], lines[at + 1]
+    assert "error[RRA113]" in lines[at - 1]
+    assert quote.startswith("1 | …") and len(quote) <= len("1 | ") + QUOTE_WIDTH + 2
+    start = carets.index("^")
+    assert quote[start:start + len(carets.strip())] == '"bogus"'
+
+
+def test_validation_leaves_the_garbage_collector_as_it_found_it() -> None:
+    import gc
+
+    raw = (Path(__file__).resolve().parents[2] / "examples" / "digits-logreg" / "rra.yaml").read_bytes()
+    assert gc.isenabled()
+    validate_bytes(raw)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        validate_bytes(raw)
+        assert not gc.isenabled()  # a caller that turned it off keeps it off
+    finally:
+        gc.enable()

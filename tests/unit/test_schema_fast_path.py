@@ -20,13 +20,8 @@ from rra_tools.conformance import load_suite, materialise, suite_path
 from rra_tools.io.errors import LoadError
 from rra_tools.io.source import decode_text, parse_document
 from rra_tools.validate.api import find_manifest, validate_path
-from rra_tools.validate.schema_layer import (
-    FAST_PATH_MIN_VALUES,
-    _ecma_regex,
-    _validator,
-    compiled_is_valid,
-    manifest_schema,
-)
+from rra_tools.io.schemas import compiled_is_valid
+from rra_tools.validate.schema_layer import FAST_PATH_MIN_VALUES, _ecma_regex, _validator, manifest_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = suite_path()
