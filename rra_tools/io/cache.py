@@ -1,11 +1,19 @@
-"""Where rra caches what it derives from content: environments by lock digest, parsed locks."""
+"""Where rra caches what it derives from content: environments by lock digest, parsed locks,
+checked manifests.
+
+Every entry is a pure function of the bytes its key names (a digest), so an entry is either
+right or absent: a missing, unreadable or corrupt one is recomputed, and failing to write one
+(a read-only home, a full disk) changes nothing but speed.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
-__all__ = ["CACHE_VAR", "cache_root"]
+__all__ = ["CACHE_VAR", "cache_root", "read_json_entry", "write_json_entry"]
 
 #: Environment variable naming the cache directory.
 CACHE_VAR = "RRA_CACHE_DIR"
@@ -18,3 +26,31 @@ def cache_root() -> Path:
         return Path(configured)
     xdg = os.environ.get("XDG_CACHE_HOME")
     return (Path(xdg) if xdg else Path.home() / ".cache") / "rra"
+
+
+def _entry(kind: str, key: str) -> Path:
+    return cache_root() / kind / f"{key}.json"
+
+
+def read_json_entry(kind: str, key: str) -> Any | None:
+    """The JSON value cached as ``<cache>/<kind>/<key>.json``; None when absent or unreadable."""
+    try:
+        return json.loads(_entry(kind, key).read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def write_json_entry(kind: str, key: str, value: Any) -> None:
+    """Cache ``value`` as ``<cache>/<kind>/<key>.json``: written whole through a rename, so a
+    concurrent reader sees the old entry, the new one or none; errors are ignored."""
+    path = _entry(kind, key)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(value, ensure_ascii=False, allow_nan=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        try:
+            tmp.unlink()
+        except OSError:
+            pass

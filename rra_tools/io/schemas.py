@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import SPEC_VERSION
 
-__all__ = ["SchemaNotFound", "compiled_is_valid", "load_schema", "schema_path"]
+__all__ = ["SchemaNotFound", "compiled_is_valid", "load_schema", "schema_bytes", "schema_path"]
 
 
 class SchemaNotFound(Exception):
@@ -31,9 +31,15 @@ def schema_path(name: str = "manifest") -> Path:
 
 
 @cache
+def schema_bytes(name: str = "manifest") -> bytes:
+    """The published schema ``name`` as installed (read once per process)."""
+    return schema_path(name).read_bytes()
+
+
+@cache
 def load_schema(name: str = "manifest") -> dict[str, Any]:
-    """The published schema ``name`` (read once per process)."""
-    loaded: dict[str, Any] = json.loads(schema_path(name).read_text(encoding="utf-8"))
+    """The published schema ``name`` (parsed once per process)."""
+    loaded: dict[str, Any] = json.loads(schema_bytes(name))
     return loaded
 
 

@@ -122,15 +122,14 @@ def _locked_packages(path: Path, fmt: str, display: str, sha: str) -> list[tuple
     ``rra run``), so the result is cached by the lock's digest under the cache directory; the
     cache is a pure function of the file's bytes, and failing to write it changes nothing.
     """
-    import json
+    from ..io.cache import read_json_entry, write_json_entry
 
-    from ..io.cache import cache_root
-
-    cached = cache_root() / "locks" / f"{sha}-{fmt}.json"
+    key = f"{sha}-{fmt}"
+    cached = read_json_entry("locks", key)
     try:
-        rows = json.loads(cached.read_text(encoding="utf-8"))
-        return [(str(n), None if v is None else str(v), None if m is None else str(m)) for n, v, m in rows]
-    except (OSError, ValueError, TypeError):
+        if isinstance(cached, list):
+            return [(str(n), None if v is None else str(v), None if m is None else str(m)) for n, v, m in cached]
+    except (ValueError, TypeError):
         pass
     from ..env.locks import LockError, read_lock
 
@@ -139,13 +138,7 @@ def _locked_packages(path: Path, fmt: str, display: str, sha: str) -> list[tuple
     except (LockError, OSError):
         return None
     rows = [(p.name, p.version, p.marker) for p in locked.packages]
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(rows), encoding="utf-8")
-        os.replace(tmp, cached)
-    except OSError:
-        pass
+    write_json_entry("locks", key, rows)
     return rows
 
 

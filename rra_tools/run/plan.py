@@ -16,8 +16,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from ..io.canonical import canonical_json
 from ..io.errors import LoadError
-from ..io.paths import lexical_issue
+from ..io.paths import MANIFEST_NAMES, lexical_issue
 from .errors import ArtifactError, PlanError
 from .spec import LauncherSpec as Launcher
 from .spec import ManifestSpec as Manifest
@@ -28,6 +29,7 @@ __all__ = [
     "Artifact",
     "ParamValue",
     "RunPlan",
+    "checked_manifest",
     "format_value",
     "launcher_order",
     "load_artifact",
@@ -37,9 +39,6 @@ __all__ = [
 ]
 
 ParamValue = int | float | str | bool
-#: Manifest file names looked for in an artifact directory, in this order (as the validator does).
-from ..io.canonical import canonical_json
-from ..io.paths import MANIFEST_NAMES
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -103,9 +102,6 @@ def load_artifact(path: str | Path) -> Artifact:
     The manifest must conform to the published schema (checked by the compiled validator; on a
     failure jsonschema names the first problem). Semantic rules are ``rra validate``'s business.
     """
-    from ..io.schemas import compiled_is_valid
-    from ..io.source import decode_text, parse_document
-
     target = Path(path)
     manifest_path: Path | None = target
     if target.is_dir():
@@ -113,9 +109,36 @@ def load_artifact(path: str | Path) -> Artifact:
     if manifest_path is None or not manifest_path.is_file():
         raise ArtifactError(f"no manifest (rra.yaml) found in {str(path)!r}")
     try:
-        doc = parse_document(decode_text(manifest_path.read_bytes()))
+        raw = manifest_path.read_bytes()
     except OSError as exc:
         raise ArtifactError(f"cannot read {str(manifest_path)!r}: {exc.strerror or exc}") from None
+    data, digest = checked_manifest(manifest_path, raw)
+    return Artifact(manifest_path.parent.resolve(), read_manifest(data), digest, data)
+
+
+def checked_manifest(manifest_path: Path, raw: bytes) -> tuple[dict[str, Any], str]:
+    """The manifest ``raw`` (read from ``manifest_path``) as JSON data that conforms to the
+    published schema, and its canonical digest; ArtifactError if it is unreadable or does not
+    conform.
+
+    Parsing (ruamel for YAML) and the compiled validator cost about 30 ms of imports on every
+    ``rra run``, so the outcome is cached under the cache directory, keyed by the manifest's
+    bytes, the schema's bytes and this package's version: an entry is a pure function of its
+    key, and a manifest that fails is never cached.
+    """
+    from .. import __version__
+    from ..io.cache import read_json_entry, write_json_entry
+    from ..io.schemas import schema_bytes
+
+    key = hashlib.sha256(b"\0".join((__version__.encode(), schema_bytes(), raw))).hexdigest()
+    cached = read_json_entry("manifests", key)
+    if isinstance(cached, dict) and isinstance(cached.get("data"), dict) and isinstance(cached.get("digest"), str):
+        return cached["data"], cached["digest"]
+    from ..io.schemas import compiled_is_valid
+    from ..io.source import decode_text, parse_document
+
+    try:
+        doc = parse_document(decode_text(raw))
     except LoadError as exc:
         p = exc.problem
         raise ArtifactError(f"{manifest_path}:{p.line}:{p.column}: {p.message}") from None
@@ -128,12 +151,14 @@ def load_artifact(path: str | Path) -> Artifact:
             where = "/".join(str(x) for x in first.pointer)
             raise ArtifactError(f"{manifest_path}: not a valid manifest: {first.message} at {where!r} "
                                 f"({len(problems)} problem(s); 'rra validate' lists them)")
-    manifest = read_manifest(doc.data)
+    if not isinstance(doc.data, dict):  # the schema requires an object; this tells mypy
+        raise ArtifactError(f"{manifest_path}: not a valid manifest: not a mapping")
     try:
         digest = hashlib.sha256(canonical_json(doc.data)).hexdigest()
     except ValueError as exc:
         raise ArtifactError(f"{manifest_path}: {exc}") from None
-    return Artifact(manifest_path.parent.resolve(), manifest, digest, doc.data)
+    write_json_entry("manifests", key, {"digest": digest, "data": doc.data})
+    return doc.data, digest
 
 
 def format_value(value: ParamValue) -> str:

@@ -412,3 +412,56 @@ def test_records_in_the_artifact_root_are_not_stray(tmp_path: Path) -> None:
     record = read_record(result)
     assert result.directory.parent == root / "job"
     assert (record["status"], record["stray_writes"]) == ("completed", [])
+
+
+def test_checked_manifest_is_cached_by_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A manifest that passed the schema check is cached (with its digest) by its bytes; a changed
+    # manifest is checked again, a failing one is never cached, a corrupt entry is recomputed.
+    from rra_tools.run import ArtifactError
+
+    monkeypatch.setenv("RRA_CACHE_DIR", str(tmp_path / "cache"))
+    root = make_artifact(tmp_path / "art")
+    first = load_artifact(root)
+    (entry,) = (tmp_path / "cache" / "manifests").iterdir()
+    assert json.loads(entry.read_text()) == {"digest": first.digest, "data": dict(first.data)}
+    again = load_artifact(root)
+    assert (again.digest, again.manifest) == (first.digest, first.manifest)
+
+    data = json.loads((root / "rra.yaml").read_text())
+    data["launchers"][0]["argv"] = "not a list"
+    (root / "rra.yaml").write_text(json.dumps(data))
+    with pytest.raises(ArtifactError, match=r"rra\.yaml: not a valid manifest: .* at 'launchers/0/argv'"):
+        load_artifact(root)
+    assert [p.name for p in (tmp_path / "cache" / "manifests").iterdir()] == [entry.name]
+
+    make_artifact(root)
+    entry.write_text('{"digest": 1}')
+    assert load_artifact(root).digest == first.digest
+    assert json.loads(entry.read_text())["digest"] == first.digest
+
+
+def test_unwritable_cache_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache directory would be")
+    monkeypatch.setenv("RRA_CACHE_DIR", str(blocker))
+    root = make_artifact(tmp_path / "art")
+    assert read_record(run_one(root, "ok", seed=0))["status"] == "completed"
+    assert blocker.read_text() == "a file where the cache directory would be"
+
+
+def test_the_suite_checks_every_written_record_against_the_schema(art: Path) -> None:
+    # tests/conftest.py checks, after each test, the records rra wrote under its tmp_path; show
+    # that the check finds a record that drifted from the schema, and ignores hand-made ones.
+    from tests.conftest import _record_validator, written_run_records
+
+    result = run_one(art, "ok", seed=0)
+    path = result.directory / "record.json"
+    handmade = art / "runs" / "ok" / "handmade" / "record.json"
+    handmade.parent.mkdir()
+    handmade.write_text("{}")
+    assert written_run_records(art) == [path]
+    good = json.loads(path.read_text())
+    assert not list(_record_validator().iter_errors(good))
+    drifted = {**good, "status": "finished"}
+    errors = list(_record_validator().iter_errors(drifted))
+    assert [list(e.path) for e in errors] == [["status"]]
