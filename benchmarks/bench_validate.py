@@ -35,7 +35,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from _common import (CHUNK, GB, REPO, WORK, Row, check_clean, fmt_gbs, fmt_s, load, machine,
+from _common import (CHUNK, GB, REPO, WORK, Row, check_clean, compile_bytecode, fmt_gbs, fmt_s, load, machine,
                      make_file, print_table, run_timed, sha256_limit, tool, write_if_changed)
 
 SCHEMA = REPO / "schemas" / "rra-manifest-1.0.schema.json"
@@ -460,6 +460,7 @@ def main() -> int:
     WORK.mkdir(parents=True, exist_ok=True)
     print(f"machine: {machine()}")
     print(f"environment: {sys.prefix}")
+    print(f"bytecode compiled for {compile_bytecode()}")
     import importlib.util
 
     if importlib.util.find_spec("rfc3987_syntax") is not None:

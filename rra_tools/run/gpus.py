@@ -14,9 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,7 +53,7 @@ def inventory(environ: dict[str, str] | None = None) -> list[GpuInfo]:
     override = env.get(INVENTORY_ENV)
     if override is not None:
         return _from_override(override)
-    tool = shutil.which("nvidia-smi")
+    tool = _on_path("nvidia-smi", os.environ.get("PATH", os.defpath))
     if tool is None:
         return []
     try:
@@ -74,6 +72,16 @@ def inventory(environ: dict[str, str] | None = None) -> list[GpuInfo]:
         gpus.append(GpuInfo(index=int(parts[0]), model=parts[1], driver=parts[2] or None, cuda=cuda,
                             memory_mib=memory))
     return gpus
+
+
+def _on_path(name: str, search: str) -> str | None:
+    """``shutil.which`` for one plain name (shutil's import, with its compressors, would be 3 ms
+    of every ``rra run``, which asks for nvidia-smi each time)."""
+    for directory in search.split(os.pathsep):
+        candidate = os.path.join(directory or ".", name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
 
 
 def _from_override(text: str) -> list[GpuInfo]:
@@ -127,7 +135,11 @@ class GpuLease:
 def _lock_dir(environ: dict[str, str] | None) -> Path:
     env = os.environ if environ is None else environ
     given = env.get(LOCK_DIR_ENV)
-    path = Path(given) if given else Path(tempfile.gettempdir()) / f"rra-gpu-locks-{os.getuid()}"
+    if not given:
+        import tempfile  # only runs that need GPUs get here
+
+        given = os.path.join(tempfile.gettempdir(), f"rra-gpu-locks-{os.getuid()}")
+    path = Path(given)
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path
 

@@ -11,11 +11,9 @@ in the run directory and, through a callback, to whoever is watching.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -30,7 +28,7 @@ from .gpus import GpuInfo, acquire, inventory
 from .outcome import signal_name as _signal_name
 from .outcome import snapshot_before, write_record
 from .plan import RunPlan
-from .records import new_run_dir
+from .records import fresh_private_dir, new_run_dir
 
 __all__ = ["MINIMAL_PATH", "Progress", "RunOptions", "RunResult", "Tee", "clean_environment", "execute"]
 
@@ -174,13 +172,18 @@ def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:
     environ = dict(os.environ if options.environ is None else options.environ)
     gpus = list(options.gpus) if options.gpus is not None else inventory(environ)
     lease = acquire(plan.launcher.resources.gpus, plan.launcher.id, gpus, environ)
-    home = tempfile.mkdtemp(prefix="rra-home-")
+    home = fresh_private_dir("rra-home-")
     try:
         return _execute(plan, options, gpus, lease.visible if lease.devices else None, home,
                         [g.index for g in lease.devices])
     finally:
         lease.release()
-        shutil.rmtree(home, ignore_errors=True)
+        try:
+            os.rmdir(home)
+        except OSError:  # the run left files in its HOME
+            import shutil
+
+            shutil.rmtree(home, ignore_errors=True)
 
 
 def _execute(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], visible: str | None, home: str,

@@ -2,20 +2,43 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
-import tempfile
+import time
 from datetime import datetime, timezone
 from pathlib import Path
-
 from typing import Any
 
-__all__ = ["REDACTED", "SECRET_NAME", "new_run_dir", "record_bytes", "redact", "utc_stamp", "write_atomic"]
+__all__ = ["REDACTED", "SECRET_NAME", "fresh_private_dir", "new_run_dir", "record_bytes", "redact", "scratch_name",
+           "utc_stamp", "write_atomic"]
 
 REDACTED = "[redacted]"
 #: Environment variable names whose values are never recorded.
 SECRET_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+
+
+_COUNTER = itertools.count()
+
+
+def scratch_name(prefix: str) -> str:
+    """A name no other process or call of this one uses at the same time: prefix, pid, clock,
+    counter. (tempfile's random names would cost its imports, about 4 ms of every ``rra run``;
+    callers create with O_EXCL or mkdir, which refuse a name that exists anyway.)"""
+    return f"{prefix}{os.getpid()}-{time.monotonic_ns()}-{next(_COUNTER)}"
+
+
+def fresh_private_dir(prefix: str) -> str:
+    """Create a new directory only this user can enter, under $TMPDIR (default /tmp)."""
+    base = os.environ.get("TMPDIR") or "/tmp"
+    while True:
+        path = os.path.join(base, scratch_name(prefix))
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            continue
+        return path
 
 
 def redact(env: dict[str, str]) -> dict[str, str]:
@@ -60,7 +83,8 @@ def write_atomic(path: Path, payload: bytes) -> None:
     """
     if path.exists():
         raise FileExistsError(f"{path} exists; records are never overwritten")
-    fd, tmp = tempfile.mkstemp(prefix=".record-", suffix=".tmp", dir=path.parent)
+    tmp = path.parent / scratch_name(".record-")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)

@@ -59,8 +59,12 @@ SCRIPTS = {
     "envdump.py": """
         import json, os
         os.makedirs("out", exist_ok=True)
+        home = os.environ["HOME"]
+        os.makedirs(os.path.join(home, ".cache"))
+        with open(os.path.join(home, ".cache", "left-behind"), "w") as f:
+            f.write("a launcher's cache in its HOME")
         with open("out/env.json", "w") as f:
-            json.dump(dict(os.environ), f)
+            json.dump({"env": dict(os.environ), "home_mode": oct(os.stat(home).st_mode & 0o777)}, f)
     """,
     "gpu.py": """
         import os, time
@@ -254,12 +258,14 @@ def test_clean_environment_and_redaction(art: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("LEAKY_VARIABLE", "should-not-leak")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "nope")
     result = run_one(art, "envdump")
-    seen = json.loads((art / "out" / "env.json").read_text())
+    dumped = json.loads((art / "out" / "env.json").read_text())
+    assert dumped["home_mode"] == "0o700", "HOME is private to the user"
+    seen = dumped["env"]
     assert set(seen) == {"PATH", "HOME", "LANG", "LC_ALL", "PYTHONDONTWRITEBYTECODE", "API_TOKEN", "MODE"}
     assert seen["API_TOKEN"] == "s3cret" and seen["MODE"] == "x"
     assert seen["LANG"] == seen["LC_ALL"] == "C.UTF-8"
     assert seen["PATH"].endswith(":/usr/bin:/bin")
-    assert not Path(seen["HOME"]).exists(), "the temporary HOME is removed after the run"
+    assert not Path(seen["HOME"]).exists(), "the temporary HOME is removed after the run, with what was in it"
     data = read_record(result)
     assert data["environment"]["API_TOKEN"] == "[redacted]"
     assert data["environment"]["MODE"] == "x"

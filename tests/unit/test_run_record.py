@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -77,6 +78,16 @@ def test_write_atomic_refuses_to_overwrite(tmp_path: Path) -> None:
         write_atomic(path, b"{\"x\": 1}\n")
     assert path.read_bytes() == b"{}\n"
     assert [p.name for p in tmp_path.iterdir()] == ["record.json"]
+
+
+def test_written_records_are_readable_as_the_umask_allows(tmp_path: Path) -> None:
+    # Records are evidence others review: not 0600 as a temporary file would leave them.
+    old = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "record.json", b"{}\n")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "record.json").stat().st_mode & 0o777 == 0o644
 
 
 def test_docs_example_record_is_valid() -> None:
