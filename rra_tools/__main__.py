@@ -1,5 +1,5 @@
-"""``python -m rra_tools`` runs the ``rra`` command."""
+"""``python -m rra_tools`` runs the ``rra`` command, as the console script does."""
 
-from .cli.main import main
+from .cli.main import entry
 
-main()
+entry()

@@ -9,7 +9,7 @@ import click
 
 from .. import SPEC_VERSION, __version__
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "entry", "main"]
 
 #: Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error or unreadable input.
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -149,3 +149,36 @@ cli.add_command(provenance)
 def main(argv: list[str] | None = None) -> Any:
     """Run the CLI; click maps usage errors to exit code 2."""
     return cli.main(args=argv, prog_name="rra")
+
+
+#: Commands after which the ``rra`` process ends without interpreter finalization.
+FAST_EXIT_COMMANDS = frozenset({"run"})
+
+
+def entry() -> None:
+    """The ``rra`` console script: :func:`main`, ending ``rra run`` with ``os._exit``.
+
+    Finalizing an interpreter that has loaded the run path takes about 18 ms, an eighth of what
+    ``rra run`` costs over running the launcher directly. When the command returns, its records
+    are fsynced, its files closed and its threads joined, so there is nothing left to finalize:
+    the standard streams are flushed and the process ends. Other commands (which may hold
+    temporary directories or connections that clean up at exit) end normally.
+    """
+    try:
+        main()
+    except SystemExit as exc:
+        if sys.argv[1:2] and sys.argv[1] in FAST_EXIT_COMMANDS:
+            code = exc.code
+            if not isinstance(code, int):
+                if code is not None:
+                    print(code, file=sys.stderr)
+                code = 0 if code is None else 1
+            import os
+
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    code = code or 1
+            os._exit(code)
+        raise

@@ -209,3 +209,17 @@ def test_docs_library_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture
     exec(compile(block.replace('"examples/digits-logreg"', repr(str(work))), "docs/run.md", "exec"), {})
     out = capsys.readouterr().out
     assert out.startswith("completed {'test-accuracy': ")
+
+
+def test_everything_printed_reaches_the_pipe_before_the_fast_exit(tmp_path: Path) -> None:
+    # `rra run` ends with os._exit (no interpreter finalization); what it and the launcher
+    # printed must still all arrive, and the exit status must be the run's.
+    from .test_run_local import _tree_artifact
+
+    root = _tree_artifact(tmp_path / "art", "for i in range(100000):\n    print(f'line {i}')\n")
+    proc = rra("run", str(root), "job")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [f"line {i}" for i in range(100000)]
+    assert proc.stderr.rstrip("\n").splitlines()[-1].startswith("[rra] job noseed: completed, exit 0")
+    bad = rra("run", str(root), "job", "--seed", "x")
+    assert bad.returncode == 2 and "'x' is not a valid integer" in bad.stderr
