@@ -1,7 +1,8 @@
 """Regenerate the committed generated files: ``python -m rra_tools._generate [--check]``.
 
-Writes the JSON Schemas into ``schemas/``, the rule pages into ``docs/rules/`` and the CLI
-reference into ``docs/cli.md``. With ``--check`` nothing is written; the exit
+Writes the JSON Schemas into ``schemas/``, the rule pages into ``docs/rules/``, the CLI
+reference into ``docs/cli.md`` and the table of ``rra env check``'s codes into
+``docs/environment.md`` (between its generated-block markers). With ``--check`` nothing is written; the exit
 status is 1 and the stale files are named when anything differs.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-__all__ = ["generated_files", "main"]
+__all__ = ["generated_files", "main", "with_block"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,12 +25,24 @@ def generated_files() -> dict[Path, str]:
     files = {ROOT / "schemas" / name: text for name, text in generated_schemas().items()}
     files[ROOT / "docs" / "cli.md"] = cli_reference()
     try:
-        from .validate.rule_docs import generated_rule_pages
+        from .validate.rule_docs import env_codes_table, generated_rule_pages
     except ImportError:
         pass
     else:
         files.update({ROOT / "docs" / "rules" / name: text for name, text in generated_rule_pages().items()})
+        environment = ROOT / "docs" / "environment.md"
+        files[environment] = with_block(environment.read_text(encoding="utf-8"), "env-codes", env_codes_table())
     return files
+
+
+def with_block(text: str, name: str, block: str) -> str:
+    """``text`` with the lines between ``<!-- generated: NAME -->`` and ``<!-- end generated: NAME -->``
+    replaced by ``block`` (the rest of a hand-written page stays as written)."""
+    begin, end = f"<!-- generated: {name} -->\n", f"<!-- end generated: {name} -->"
+    head, found, rest = text.partition(begin)
+    if not found or end not in rest:
+        raise ValueError(f"the markers of the generated block {name!r} are missing")
+    return head + begin + block + end + rest.split(end, 1)[1]
 
 
 def main(argv: list[str]) -> int:

@@ -70,7 +70,8 @@ def rules(fmt: str) -> None:
 @cli.command()
 @click.argument("code")
 def explain(code: str) -> None:
-    """Explain one rule: what it checks, why, a failing example and the fix."""
+    """Explain one rule: what it checks, why, a failing example and the fix. Codes of 'rra env
+    check' (RRA700-RRA799) are explained too."""
     from .rules_cmd import render_explain
 
     text = render_explain(code)

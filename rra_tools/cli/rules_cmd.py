@@ -44,10 +44,16 @@ def find_rule(selector: str) -> Rule | None:
 
 
 def render_explain(code: str) -> str | None:
-    """The documentation page of the rule ``code`` (a code or a rule name); None when unknown."""
+    """The documentation page of the rule ``code`` (a code or a rule name), or of a code of
+    ``rra env check``; None when unknown."""
     rule = find_rule(code)
     if rule is None:
-        return None
+        from ..env.check import ENV_RULES
+        from ..validate.rule_docs import env_code_page
+
+        wanted = code.strip()
+        env = ENV_RULES.get(wanted.upper()) or next((r for r in ENV_RULES.values() if r.name == wanted), None)
+        return None if env is None else env_code_page(env.code)
     from ..validate.rule_docs import rule_page
 
     return rule_page(rule.code)

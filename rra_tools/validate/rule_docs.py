@@ -1196,7 +1196,11 @@ def index_page() -> str:
         lines.append(f"| [{code}]({code}.md) | {rule.name} | {rule.severity.label} | "
                      f"{'yes' if rule.enabled else 'no'} | {_cell(rule.summary)} | {_spec_link(rule)} |")
     lines += [
-        "", "## The example manifest", "",
+        "", "## Codes of `rra env check`", "",
+        "RRA700 – RRA799 are the environment range: `rra env check` reports them about the machine it runs "
+        "on, and `rra validate` never does.", "",
+        env_codes_table().replace("](rules/", "]("),
+        "## The example manifest", "",
         "Each page's example replaces top-level sections of this manifest, which has no finding when the "
         "files below are next to it. A test runs every example and every fix through the validator.", "",
         *_fence(BASE_MANIFEST, "yaml"), "",
@@ -1207,9 +1211,44 @@ def index_page() -> str:
     return "\n".join(lines)
 
 
+_ENV_NOTE = ("Reported by `rra env check`, which compares the machine it runs on with the artifact's lock and "
+             "hardware block (see [docs/environment.md](../environment.md#rra-env-check)). It is not a rule of "
+             "`rra validate`, which never inspects the machine, so it cannot be selected or ignored there.")
+
+
+def env_code_page(code: str) -> str:
+    """The Markdown page of the environment code ``code`` of ``rra env check`` (KeyError if unknown)."""
+    from ..env.check import ENV_RULES
+
+    rule = ENV_RULES[code]
+    return "\n".join([
+        f"# {rule.code} — {rule.name}", "",
+        rule.summary, "",
+        f"- Default severity: {rule.severity.label}",
+        "- Reported by: `rra env check`",
+        "", _ENV_NOTE, "",
+    ])
+
+
+def env_codes_table() -> str:
+    """The table of ``rra env check``'s codes (in docs/environment.md and the rules index)."""
+    from ..env.check import ENV_RULES
+
+    lines = ["| Code | Name | Severity | Meaning |", "|---|---|---|---|"]
+    for code in sorted(ENV_RULES):
+        rule = ENV_RULES[code]
+        lines.append(f"| [{code}](rules/{code}.md) | {rule.name} | {rule.severity.label} | {_cell(rule.summary)} |")
+    return "\n".join(lines) + "\n"
+
+
 def generated_rule_pages() -> dict[str, str]:
-    """Each file of ``docs/rules/`` (name -> Markdown): ``README.md`` and one ``<CODE>.md`` per rule."""
+    """Each file of ``docs/rules/`` (name -> Markdown): ``README.md``, one ``<CODE>.md`` per rule,
+    and one per code of ``rra env check``."""
+    from ..env.check import ENV_RULES
+
     pages = {"README.md": index_page()}
     for code in sorted(RULES):
         pages[f"{code}.md"] = rule_page(code)
+    for code in sorted(ENV_RULES):
+        pages[f"{code}.md"] = env_code_page(code)
     return pages

@@ -101,8 +101,30 @@ def _example_params() -> list[object]:
 
 
 def test_every_rule_has_docs_and_a_page() -> None:
+    from rra_tools.env.check import ENV_RULES
+
     assert sorted(DOCS) == sorted(RULES)
-    assert sorted(generated_rule_pages()) == ["README.md", *(f"{code}.md" for code in sorted(RULES))]
+    assert not set(RULES) & set(ENV_RULES), "validator rules and env check codes share one code space"
+    assert sorted(generated_rule_pages()) == ["README.md", *(f"{code}.md" for code in sorted({*RULES, *ENV_RULES}))]
+
+
+def test_env_check_codes_are_explained_by_code_and_by_name() -> None:
+    from rra_tools.cli.rules_cmd import render_explain
+
+    page = render_explain("rra703")
+    assert page is not None and page.startswith("# RRA703 — package-missing\n")
+    assert "`rra env check`" in page
+    assert render_explain("accelerator-memory-low") == render_explain("RRA707")
+    assert render_explain("RRA799") is None
+
+
+def test_generated_block_replaces_only_its_lines() -> None:
+    from rra_tools._generate import with_block
+
+    text = "intro\n<!-- generated: t -->\nold\n<!-- end generated: t -->\noutro\n"
+    assert with_block(text, "t", "new\n") == "intro\n<!-- generated: t -->\nnew\n<!-- end generated: t -->\noutro\n"
+    with pytest.raises(ValueError, match="markers of the generated block 'u'"):
+        with_block(text, "u", "x\n")
 
 
 def test_base_manifest_is_clean(tmp_path: Path) -> None:
