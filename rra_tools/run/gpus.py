@@ -56,15 +56,14 @@ def inventory(environ: dict[str, str] | None = None) -> list[GpuInfo]:
     tool = _on_path("nvidia-smi", os.environ.get("PATH", os.defpath))
     if tool is None:
         return []
-    try:
-        listing = subprocess.run([tool, *_QUERY], capture_output=True, text=True, timeout=20, check=True)
-        header = subprocess.run([tool], capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.SubprocessError):
+    outputs = _run_together([[tool, *_QUERY], [tool]], timeout_s=20)
+    if outputs is None or outputs[0][0] != 0:
         return []
-    cuda_match = re.search(r"CUDA Version:\s*([0-9.]+)", header.stdout)
+    (_, listing), (_, header) = outputs
+    cuda_match = re.search(r"CUDA Version:\s*([0-9.]+)", header)
     cuda = cuda_match.group(1) if cuda_match else None
     gpus = []
-    for line in listing.stdout.splitlines():
+    for line in listing.splitlines():
         parts = [p.strip() for p in line.split(",")]
         if len(parts) < 4 or not parts[0].isdigit():
             continue
@@ -72,6 +71,26 @@ def inventory(environ: dict[str, str] | None = None) -> list[GpuInfo]:
         gpus.append(GpuInfo(index=int(parts[0]), model=parts[1], driver=parts[2] or None, cuda=cuda,
                             memory_mib=memory))
     return gpus
+
+
+def _run_together(commands: list[list[str]], timeout_s: float) -> list[tuple[int, str]] | None:
+    """(exit status, standard output) of each command, all started at once; None when one cannot
+    start or outlives ``timeout_s``. (The two nvidia-smi queries each wait for the driver, often
+    tens of milliseconds; side by side, an ``rra run`` on a GPU machine waits once.)"""
+    procs: list[subprocess.Popen[str]] = []
+    try:
+        for argv in commands:
+            procs.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                          stderr=subprocess.DEVNULL, text=True))
+        outputs = [p.communicate(timeout=timeout_s)[0] for p in procs]
+        return [(p.returncode, out) for p, out in zip(procs, outputs)]
+    except (OSError, subprocess.SubprocessError):
+        return None
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
 
 
 def _on_path(name: str, search: str) -> str | None:

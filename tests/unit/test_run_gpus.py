@@ -32,6 +32,33 @@ def test_inventory_from_nvidia_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPat
                     for i in (0, 1)]
 
 
+def test_both_nvidia_smi_queries_run_at_the_same_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each call of this nvidia-smi waits (up to 10 s) for the other to have started: run one after
+    # the other, the first would give up and the inventory would be empty.
+    tool = tmp_path / "nvidia-smi"
+    tool.write_text(f"""#!/bin/sh
+if [ $# -gt 0 ]; then me=query; other=header; else me=header; other=query; fi
+touch "{tmp_path}/started-$me"
+other="{tmp_path}/started-$other"
+i=0
+while [ ! -e "$other" ]; do
+  i=$((i + 1)); [ $i -gt 1000 ] && exit 1
+  sleep 0.01
+done
+""" + FAKE_SMI.split("\n", 1)[1])
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    assert [g.index for g in inventory({})] == [0, 1]
+
+
+def test_failing_nvidia_smi_means_no_gpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tool = tmp_path / "nvidia-smi"
+    tool.write_text("#!/bin/sh\necho 'NVIDIA-SMI has failed because it could not communicate with the driver'\nexit 9\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    assert inventory({}) == []
+
+
 def test_no_nvidia_smi_means_no_gpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     assert inventory({}) == []
