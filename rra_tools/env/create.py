@@ -27,6 +27,10 @@ __all__ = ["CACHE_VAR", "MARKER", "CreateError", "CreatedEnv", "cache_root", "cr
 
 #: File that marks a complete environment; written last.
 MARKER = ".rra-env.json"
+#: Version of what a built environment holds; a marker of another version is rebuilt. 2: bytecode
+#: compiled at install (a run's clean shell sets PYTHONDONTWRITEBYTECODE, so an environment without
+#: it would compile every imported module, e.g. scikit-learn's, on every run).
+ENV_FORMAT = 2
 
 
 class CreateError(Exception):
@@ -103,7 +107,7 @@ def create_env(lock_path: Path, fmt: str, *, python: str | None = None, cache: P
                 handle.write(requirements)
             try:
                 _run([uv, "pip", "install", "--quiet", "--python", str(target / "bin" / "python"),
-                      "--require-hashes", "--no-deps", "-r", handle.name],
+                      "--require-hashes", "--no-deps", "--compile-bytecode", "-r", handle.name],
                      f"installing the packages of {shown} (hash-checked)")
             finally:
                 os.unlink(handle.name)
@@ -111,7 +115,7 @@ def create_env(lock_path: Path, fmt: str, *, python: str | None = None, cache: P
             shutil.rmtree(target, ignore_errors=True)  # never leave a half-built environment behind
             raise
         record = {"lock_sha256": digest, "lock": shown, "format": fmt, "packages": len(lock.packages),
-                  "python": python or sys.executable}
+                  "python": python or sys.executable, "env_format": ENV_FORMAT}
         write_atomic(marker, (json.dumps(record, sort_keys=True, indent=2) + "\n").encode("utf-8"))
     return CreatedEnv(path=target, python=target / "bin" / "python", lock_sha256=digest, reused=False,
                       packages=len(lock.packages))
@@ -122,7 +126,7 @@ def _read_marker(marker: Path, digest: str) -> int | None:
         data = json.loads(marker.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("lock_sha256") != digest:
+    if not isinstance(data, dict) or data.get("lock_sha256") != digest or data.get("env_format") != ENV_FORMAT:
         return None
     packages = data.get("packages", 0)
     return packages if isinstance(packages, int) else 0

@@ -156,15 +156,27 @@ def test_env_create_installs_and_reuses(digits: Path, cache: dict[str, str]) -> 
     digest = sha256_file(digits / "requirements.lock")
     assert python == Path(cache["RRA_CACHE_DIR"]) / "envs" / digest[:16] / "bin" / "python"
     assert (python.parent.parent / MARKER).is_file()
-    version = subprocess.run([str(python), "-c", "import six; print(six.__version__)"], capture_output=True,
-                             text=True, check=True)
-    assert version.stdout.strip() == "1.17.0"
+    version = subprocess.run([str(python), "-c", "import six; print(six.__version__, six.__cached__)"],
+                             capture_output=True, text=True, check=True, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    number, cached = version.stdout.split()
+    assert number == "1.17.0"
+    # Bytecode was compiled at install: runs (which never write bytecode) do not recompile.
+    assert Path(cached).is_file()
     start = time.monotonic()
     second = rra("env", "create", str(digits), env=cache)
     elapsed = time.monotonic() - start
     assert second.returncode == 0 and second.stderr.startswith("reused ")
     assert Path(second.stdout.strip()) == python
     assert elapsed < 5  # warm cache: no resolver, no installer (the target is 1 s without process start-up)
+
+    # An environment built by an older rra (a marker without this env format) is rebuilt once.
+    marker = python.parent.parent / MARKER
+    old = json.loads(marker.read_text())
+    del old["env_format"]
+    marker.write_text(json.dumps(old))
+    third = rra("env", "create", str(digits), env=cache)
+    assert third.returncode == 0 and third.stderr.startswith("built "), third.stderr
+    assert "env_format" in json.loads(marker.read_text())
 
 
 def test_env_create_refuses_a_hash_the_index_does_not_serve(digits: Path, cache: dict[str, str]) -> None:
