@@ -24,6 +24,7 @@ from typing import IO, Any
 
 from ..io.paths import resolve_inside
 from ..model.vocab import Executor, RunStatus
+from .errors import RunError
 from .gpus import GpuInfo, acquire, inventory
 from .outcome import signal_name as _signal_name
 from .outcome import snapshot_before, write_record
@@ -172,7 +173,11 @@ def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:
     environ = dict(os.environ if options.environ is None else options.environ)
     gpus = list(options.gpus) if options.gpus is not None else inventory(environ)
     lease = acquire(plan.launcher.resources.gpus, plan.launcher.id, gpus, environ)
-    home = fresh_private_dir("rra-home-")
+    try:
+        home = fresh_private_dir("rra-home-")
+    except OSError as exc:
+        lease.release()
+        raise RunError(f"cannot create a temporary HOME for the run: {exc}") from None
     try:
         return _execute(plan, options, gpus, lease.visible if lease.devices else None, home,
                         [g.index for g in lease.devices])

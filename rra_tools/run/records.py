@@ -30,15 +30,24 @@ def scratch_name(prefix: str) -> str:
 
 
 def fresh_private_dir(prefix: str) -> str:
-    """Create a new directory only this user can enter, under $TMPDIR (default /tmp)."""
-    base = os.environ.get("TMPDIR") or "/tmp"
-    while True:
-        path = os.path.join(base, scratch_name(prefix))
-        try:
-            os.mkdir(path, 0o700)
-        except FileExistsError:
-            continue
-        return path
+    """Create a new directory only this user can enter in the first usable temporary directory
+    ($TMPDIR, $TEMP, $TMP, /tmp, /var/tmp, the order ``tempfile`` uses); OSError from the last
+    when none is usable."""
+    bases = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")] + ["/tmp", "/var/tmp"]
+    error: OSError | None = None
+    for base in dict.fromkeys(b for b in bases if b):
+        while True:
+            path = os.path.join(base, scratch_name(prefix))
+            try:
+                os.mkdir(path, 0o700)
+            except FileExistsError:
+                continue
+            except OSError as exc:  # missing or not writable: try the next one
+                error = exc
+                break
+            return path
+    assert error is not None
+    raise error
 
 
 def redact(env: dict[str, str]) -> dict[str, str]:

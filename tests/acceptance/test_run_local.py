@@ -471,3 +471,19 @@ def test_the_suite_checks_every_written_record_against_the_schema(art: Path) -> 
     drifted = {**good, "status": "finished"}
     errors = list(_record_validator().iter_errors(drifted))
     assert [list(e.path) for e in errors] == [["status"]]
+
+
+def test_no_usable_temporary_directory_is_a_clear_error(art: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every temporary directory full (as root, none can be made unwritable here): the run is
+    # refused with a RunError, which the CLI prints as "error: ...", and nothing is recorded.
+    import errno
+
+    from rra_tools.run import RunError
+
+    def full(prefix: str) -> str:
+        raise OSError(errno.ENOSPC, "No space left on device", "/tmp")
+
+    monkeypatch.setattr("rra_tools.run.local.fresh_private_dir", full)
+    with pytest.raises(RunError, match=r"^cannot create a temporary HOME for the run: .*No space left on device"):
+        run_one(art, "ok", seed=0)
+    assert not (art / "runs").exists()

@@ -12,7 +12,7 @@ import pytest
 
 from rra_tools.model.run_record import RunRecord
 from rra_tools.model.schema import generated_schemas
-from rra_tools.run.records import new_run_dir, record_bytes, redact, write_atomic
+from rra_tools.run.records import fresh_private_dir, new_run_dir, record_bytes, redact, write_atomic
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA_NAME = "rra-run-record-1.0.schema.json"
@@ -99,3 +99,13 @@ def test_docs_example_record_is_valid() -> None:
     data = json.loads(blocks[0])
     jsonschema.Draft202012Validator(json.loads(generated_schemas()[SCHEMA_NAME])).validate(data)
     RunRecord.model_validate(data)
+
+
+def test_private_dirs_fall_back_from_an_unusable_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))
+    monkeypatch.setenv("TEMP", str(tmp_path))
+    first, second = fresh_private_dir("rra-home-"), fresh_private_dir("rra-home-")
+    assert first != second
+    for made in (first, second):
+        assert os.path.dirname(made) == str(tmp_path)
+        assert os.stat(made).st_mode & 0o777 == 0o700
