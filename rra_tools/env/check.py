@@ -14,6 +14,7 @@ from ..validate.diagnostics import DOCS_BASE_URL, Diagnostic, Severity
 from .artifact import Artifact
 from .live import Gpu, LiveEnv
 from .locks import LockError, LockFile, LockedPackage, read_lock
+from .markers import marker_applies
 
 __all__ = ["ENV_RULES", "EnvRule", "check_environment", "check_hardware", "check_interpreter", "check_packages"]
 
@@ -120,20 +121,7 @@ def check_interpreter(artifact: Artifact, live: LiveEnv) -> Iterator[Diagnostic]
 
 
 def _applies(package: LockedPackage, live: LiveEnv) -> bool:
-    if package.marker is None:
-        return True
-    from packaging.markers import InvalidMarker, Marker
-
-    try:
-        marker = Marker(package.marker)
-    except InvalidMarker:
-        return True
-    environment: dict[str, str] = dict(live.markers)
-    environment["extra"] = ""
-    try:
-        return marker.evaluate(environment)
-    except Exception:  # an unknown marker variable: count the package in rather than hide it
-        return True
+    return marker_applies(package.marker, live.markers)
 
 
 def check_packages(lock: LockFile, live: LiveEnv) -> Iterator[Diagnostic]:

@@ -101,17 +101,9 @@ def lock_match(root: Path, lock: Any, packages: Sequence[str]) -> dict[str, Any]
     locked = _locked_packages(resolved.path, str(lock.format), lock.path, sha)
     if locked is None:
         return None
-    expected = []
-    for name, version, marker in locked:
-        if marker:
-            from packaging.markers import InvalidMarker, Marker  # 18 ms: only for locks with markers
+    from ..env.markers import marker_applies
 
-            try:
-                if not Marker(marker).evaluate():
-                    continue
-            except InvalidMarker:
-                pass  # an unreadable marker: expect the package rather than hide it
-        expected.append((name, version))
+    expected = [(name, version) for name, version, marker in locked if marker_applies(marker)]
     return compare_with_lock(packages, expected, lock.path, sha)
 
 

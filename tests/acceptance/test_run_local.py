@@ -386,7 +386,8 @@ def test_package_set_is_compared_with_the_lock(tmp_path: Path, monkeypatch: pyte
     click_version = version("click")
     lock = (f"click=={click_version} --hash=sha256:{'0' * 64}\n"
             f"rra-surely-absent==1.0 --hash=sha256:{'1' * 64}\n"
-            f"pywin32==306 ; sys_platform == 'win32' --hash=sha256:{'2' * 64}\n")
+            f"pywin32==306 ; sys_platform == 'win32' --hash=sha256:{'2' * 64}\n"
+            f"rra-odd-marker==1.0 ; python_version ~= 'x' --hash=sha256:{'3' * 64}\n")
     (root / "requirements.lock").write_text(lock)
     data = json.loads((root / "rra.yaml").read_text())
     data["environment"]["lock"] = {"path": "requirements.lock", "format": "requirements-hashes",
@@ -395,8 +396,9 @@ def test_package_set_is_compared_with_the_lock(tmp_path: Path, monkeypatch: pyte
     host = read_record(run_one(root, "job"))["host"]
     assert host["environment"] == "current"
     assert host["lock"]["matches"] is False
-    # click is installed at its locked version; the Windows-only package is not expected here.
-    assert host["lock"]["missing"] == ["rra-surely-absent==1.0"]
+    # click is installed at its locked version; the Windows-only package is not expected here; a
+    # marker that cannot be judged counts its package in (as rra env check does), not a crash.
+    assert host["lock"]["missing"] == ["rra-odd-marker==1.0", "rra-surely-absent==1.0"]
     assert host["lock"]["extra"] == host["packages"] - 1
     # The parsed lock is cached by its digest; an unreadable cache entry is parsed again.
     monkeypatch.setenv("RRA_CACHE_DIR", str(tmp_path / "cache"))
@@ -487,3 +489,14 @@ def test_no_usable_temporary_directory_is_a_clear_error(art: Path, monkeypatch: 
     with pytest.raises(RunError, match=r"^cannot create a temporary HOME for the run: .*No space left on device"):
         run_one(art, "ok", seed=0)
     assert not (art / "runs").exists()
+
+
+def test_runs_complete_without_pidfds(art: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Where os.pidfd_open is missing (not Linux) or refused, the executor polls the process.
+    def refused(pid: int) -> int:
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(os, "pidfd_open", refused)
+    assert read_record(run_one(art, "ok", seed=0))["status"] == "completed"
+    failed = read_record(run_one(art, "fail"))
+    assert (failed["status"], failed["exit_status"]) == ("completed", 3)
