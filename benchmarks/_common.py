@@ -47,6 +47,22 @@ def compile_bytecode() -> str:
     return str(package)
 
 
+def start(doc: str, quick_help: str) -> tuple[set[str], bool]:
+    """Parse ``--quick`` and ``--only a|b|c``, create the scratch directory and print the lines
+    every report of measurements a) to c) starts with; (measurements to run, quick)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    parser.add_argument("--only", choices=["a", "b", "c"], action="append", help="run only these measurements")
+    args = parser.parse_args()
+    WORK.mkdir(parents=True, exist_ok=True)
+    print(f"machine: {machine()}")
+    print(f"environment: {sys.prefix}")
+    print(f"bytecode compiled for {compile_bytecode()}")
+    return set(args.only or "abc"), bool(args.quick)
+
+
 def run_timed(argv: list[str], *, expect: int | None = 0, env: dict[str, str] | None = None) -> float:
     """Wall-clock seconds of one subprocess run (output discarded); checks its exit code."""
     start = time.perf_counter()

@@ -34,7 +34,6 @@ exits 0 whether or not targets are met; the table says which.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -46,8 +45,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from _common import (BIN, CHUNK, GB, REPO, WORK, Row, check_clean, compile_bytecode, fmt_gbs, fmt_s, load,
-                     machine, make_file, print_table, run_timed, sha256_limit, tool, write_if_changed)
+from _common import (BIN, CHUNK, GB, REPO, WORK, Row, check_clean, fmt_gbs, fmt_s, load, make_file,
+                     print_table, run_timed, sha256_limit, start, tool, write_if_changed)
 
 MiB = 1024 * 1024
 OVERHEAD_TARGET_S = 0.15
@@ -451,16 +450,7 @@ def bench_hash(n_shards: int, shard_size: int, model_size: int, runs: int) -> li
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes and few runs, for a smoke run")
-    parser.add_argument("--only", choices=["a", "b", "c"], action="append", help="run only these measurements")
-    args = parser.parse_args()
-    only = set(args.only or "abc")
-    quick = args.quick
-    WORK.mkdir(parents=True, exist_ok=True)
-    print(f"machine: {machine()}")
-    print(f"environment: {sys.prefix}")
-    print(f"bytecode compiled for {compile_bytecode()}")
+    only, quick = start(__doc__, "small sizes and few runs, for a smoke run")
     inventory = os.environ.get("RRA_GPU_INVENTORY")
     gpu_source = "RRA_GPU_INVENTORY" if inventory is not None else (
         "nvidia-smi" if shutil.which("nvidia-smi") else "none (no nvidia-smi)")

@@ -23,7 +23,6 @@ with the right sizes. The script exits 0 whether or not targets are met; the tab
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -35,8 +34,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from _common import (CHUNK, GB, REPO, WORK, Row, check_clean, compile_bytecode, fmt_gbs, fmt_s, load, machine,
-                     make_file, print_table, run_timed, sha256_limit, tool, write_if_changed)
+from _common import (CHUNK, GB, REPO, WORK, Row, check_clean, fmt_gbs, fmt_s, load, make_file, print_table,
+                     run_timed, sha256_limit, start, tool, write_if_changed)
 
 SCHEMA = REPO / "schemas" / "rra-manifest-1.0.schema.json"
 EXAMPLE = REPO / "examples" / "digits-logreg" / "rra.yaml"
@@ -451,16 +450,7 @@ def bench_digest(n_big: int, big_size: int, n_small: int, runs: int) -> list[Row
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
-    parser.add_argument("--only", choices=["a", "b", "c"], action="append", help="run only these measurements")
-    args = parser.parse_args()
-    only = set(args.only or "abc")
-    quick = args.quick
-    WORK.mkdir(parents=True, exist_ok=True)
-    print(f"machine: {machine()}")
-    print(f"environment: {sys.prefix}")
-    print(f"bytecode compiled for {compile_bytecode()}")
+    only, quick = start(__doc__, "small sizes, for a smoke run")
     import importlib.util
 
     if importlib.util.find_spec("rfc3987_syntax") is not None:

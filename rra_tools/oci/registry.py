@@ -548,17 +548,22 @@ class RegistryClient:
             location = f"{self.scheme}://{self.registry}{location}"
         return location
 
+    def _blob_response(self, repository: str, digest: str) -> requests.Response:
+        """The streamed 200 answer to GET blob ``digest``; NotFoundError or RegistryError otherwise."""
+        response = self.send("GET", self.url(repository, "blobs", digest), stream=True)
+        if response.status_code == 200:
+            return response
+        with response:
+            if response.status_code == 404:
+                raise NotFoundError(f"blob {digest} is not in {self.registry}/{repository}")
+            raise RegistryError(f"GET blob {digest}: {response.status_code} {_error_text(response)}")
+
     def download_blob(self, repository: str, digest: str, size: int, dest: Path) -> None:
         """Stream blob ``digest`` into ``dest``, hashing as it arrives; ``dest`` appears only when
         the size and digest match. IntegrityError names the digest otherwise."""
         def attempt() -> None:
             self.emit(Progress("start", digest, 0, size))
-            response = self.send("GET", self.url(repository, "blobs", digest), stream=True)
-            with response:
-                if response.status_code == 404:
-                    raise NotFoundError(f"blob {digest} is not in {self.registry}/{repository}")
-                if response.status_code != 200:
-                    raise RegistryError(f"GET blob {digest}: {response.status_code} {_error_text(response)}")
+            with self._blob_response(repository, digest) as response:
                 length = response.headers.get("Content-Length")
                 if length is not None and length.isdigit() and int(length) != size:
                     raise SizeMismatchError(f"blob {digest}: the registry sends {length} bytes; its descriptor "
@@ -601,12 +606,7 @@ class RegistryClient:
             raise TooLargeError(f"blob {digest} is {size} bytes, more than the cap of {max_bytes}")
 
         def attempt() -> bytes:
-            response = self.send("GET", self.url(repository, "blobs", digest), stream=True)
-            with response:
-                if response.status_code == 404:
-                    raise NotFoundError(f"blob {digest} is not in {self.registry}/{repository}")
-                if response.status_code != 200:
-                    raise RegistryError(f"GET blob {digest}: {response.status_code} {_error_text(response)}")
+            with self._blob_response(repository, digest) as response:
                 data = _read_capped(response, min(size, max_bytes), f"blob {digest}")
             if len(data) != size:
                 raise SizeMismatchError(f"blob {digest} is {len(data)} bytes; its descriptor says {size}")

@@ -7,7 +7,6 @@ through uv; they need the index to be reachable (as .ci/run does).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -22,17 +21,12 @@ from rra_tools.env.create import MARKER
 from rra_tools.env.locks import read_lock
 from rra_tools.io.digest import sha256_file
 
+from ..rra_cli import rra
+
 REPO = Path(__file__).resolve().parents[2]
 DIGITS = REPO / "examples/digits-logreg"
 GPU = REPO / "examples/gpu-resnet-cifar"
 SIX_WHEEL = "4721f391ed90541fddacab5acf947aa0d3dc7d27b2e1e8eda2be8970586c3274"
-
-
-def rra(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    script = Path(sys.executable).with_name("rra")
-    command = [str(script)] if script.is_file() else [sys.executable, "-m", "rra_tools"]
-    return subprocess.run([*command, *args], capture_output=True, text=True, env={**os.environ, **(env or {})},
-                          cwd=cwd, timeout=600, check=False)
 
 
 def uv() -> str:

@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from ..rra_cli import rra_command
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 BROKEN = EXAMPLES / "broken"
@@ -31,14 +33,6 @@ MANIFEST_NAMES = ("rra.yaml", "rra.yml", "rra.json")
 
 VALID = sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir() and p.name != "broken")
 BROKEN_CASES = sorted(p.name for p in BROKEN.iterdir() if p.is_dir())
-
-
-def rra_command() -> list[str]:
-    """The installed ``rra`` entry point next to this interpreter, else ``python -m rra_tools``."""
-    script = Path(sys.executable).with_name("rra")
-    if script.is_file() and os.access(script, os.X_OK):
-        return [str(script)]
-    return [sys.executable, "-m", "rra_tools"]
 
 
 def run_rra(*args: str) -> subprocess.CompletedProcess[str]:

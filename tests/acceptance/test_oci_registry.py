@@ -26,18 +26,12 @@ from rra_tools.oci.push import push_layout
 from rra_tools.oci.referrers import CYCLONEDX_JSON, IN_TOTO_JSON, fallback_tag
 from rra_tools.oci.registry import Reference, RegistryClient
 
+from ..rra_cli import rra
 from ..services.registry import FaultProxy, RegistryService
 
 REPO = Path(__file__).resolve().parents[2]
 DIGITS = REPO / "examples" / "digits-logreg"
 EPOCH = {"SOURCE_DATE_EPOCH": "1700000000"}
-
-
-def rra(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    script = Path(sys.executable).with_name("rra")
-    command = [str(script)] if script.is_file() else [sys.executable, "-m", "rra_tools"]
-    return subprocess.run([*command, *args], capture_output=True, text=True, env={**os.environ, **(env or {})},
-                          timeout=600, check=False)
 
 
 def repo_name() -> str:

@@ -32,6 +32,7 @@ from rra_tools.oci.registry import (
     TooLargeError,
 )
 
+from ..rra_cli import rra
 from ..services.registry import FaultProxy, RegistryService
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,12 +40,6 @@ DIGITS = REPO / "examples" / "digits-logreg"
 EPOCH = {"SOURCE_DATE_EPOCH": "1700000000"}
 FAST = RetryPolicy(attempts=3, backoff_s=0.05, max_backoff_s=0.2)
 MIB = 1024 * 1024
-
-
-def rra(*args: str) -> subprocess.CompletedProcess[str]:
-    script = Path(sys.executable).with_name("rra")
-    command = [str(script)] if script.is_file() else [sys.executable, "-m", "rra_tools"]
-    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=600, check=False)
 
 
 def repo_name() -> str:

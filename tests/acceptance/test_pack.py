@@ -7,21 +7,15 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from ..rra_cli import rra
+
 REPO = Path(__file__).resolve().parents[2]
 DIGITS = REPO / "examples" / "digits-logreg"
 GPU = REPO / "examples" / "gpu-resnet-cifar"
-
-
-def rra(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    script = Path(sys.executable).with_name("rra")
-    command = [str(script)] if script.is_file() else [sys.executable, "-m", "rra_tools"]
-    return subprocess.run([*command, *args], capture_output=True, text=True, env={**os.environ, **(env or {})},
-                          timeout=600, check=False)
 
 
 def tool(name: str) -> str:

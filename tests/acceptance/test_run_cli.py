@@ -9,7 +9,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +17,10 @@ import pytest
 from rra_tools.run.gpus import INVENTORY_ENV, LOCK_DIR_ENV
 from rra_tools.validate import validate_path
 
+from ..rra_cli import rra
 from .test_run_local import make_artifact
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def rra(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rra_tools", *args], capture_output=True, text=True,
-                          timeout=300, **kwargs)
 
 
 def records(root: Path, launcher: str) -> list[dict[str, Any]]:

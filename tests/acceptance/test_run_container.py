@@ -23,6 +23,7 @@ from rra_tools.model.run_record import RunRecord
 from rra_tools.run import EngineUnavailable, EngineUnsupported, PlanError, load_artifact, plan_runs
 from rra_tools.run.container import LABEL, ContainerOptions, Engine, connect, execute
 
+from ..rra_cli import rra
 from ..services.podman import IMAGE_PATH, PodmanService
 
 REPO = Path(__file__).resolve().parents[2]
@@ -121,11 +122,6 @@ def read_record(result: Any) -> dict[str, Any]:
 
 def no_containers_left(podman: PodmanService) -> None:
     assert podman.containers(LABEL) == [], "a container of the executor was left behind"
-
-
-def rra(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rra_tools", *args], capture_output=True, text=True,
-                          timeout=120, **kwargs)
 
 
 def test_success_records_outputs_metrics_and_image(art: Path, engine: Engine, podman: PodmanService) -> None:
@@ -277,7 +273,7 @@ def test_unreachable_engine_exits_2_naming_the_address(art: Path, tmp_path: Path
 
 def test_cli_runs_in_container_from_environment_address(art: Path, podman: PodmanService) -> None:
     env = {"PATH": "/usr/bin:/bin", "RRA_CONTAINER_HOST": podman.url}
-    proc = rra("run", str(art), "ok", "--seed", "0", "--executor", "container", env=env)
+    proc = rra("run", str(art), "ok", "--seed", "0", "--executor", "container", env=env, inherit_env=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "home is writable\nseed 0 done\n"
     assert (f"[rra] container engine: Podman Engine {podman_version(podman)} at {podman.url}; image "
