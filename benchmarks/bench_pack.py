@@ -39,7 +39,8 @@ RRA = Path(sys.executable).parent / "rra"
 TARGET = 1.3
 MiB = 1024 * 1024
 
-_WORDS = ("def class return import self for in range if else while yield lambda tensor model "
+_WORDS = (  # noqa: SIM905 - a word list reads better as one string
+          "def class return import self for in range if else while yield lambda tensor model "
           "batch loss optimizer step grad epoch seed torch numpy config path data loader "
           "train eval metric accuracy print log value index shape dtype device").split()
 
@@ -124,7 +125,8 @@ def time_pack(artifact: Path, out: Path) -> float:
 def time_pipeline(artifact: Path, hasher: str = "sha256sum") -> float:
     """Seconds of ``tar -c | zstd -1 | <hasher>`` over the same directory."""
     start = time.perf_counter()
-    subprocess.run(f"tar -cf - -C {artifact} . | zstd -1 -q -c | {hasher}",
+    # The reference is the shell pipeline itself, over a directory this script made.
+    subprocess.run(f"tar -cf - -C {artifact} . | zstd -1 -q -c | {hasher}",  # noqa: S602
                    shell=True, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 

@@ -25,7 +25,7 @@ class Level(str, Enum):
 class CleanShell(str, Enum):
     """Outcome of the reviewer's clean-shell re-run."""
 
-    PASS = "pass"
+    PASS = "pass"  # noqa: S105 - an outcome, not a password
     FAIL = "fail"
     NOT_RUN = "not-run"
 

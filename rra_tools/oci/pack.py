@@ -115,6 +115,7 @@ class PlannedLayer:
 
     @property
     def content_size(self) -> int:
+        """Bytes of file content in the layer (before tar headers and compression)."""
         return sum(e.size for e in self.entries if e.kind == "file")
 
 

@@ -307,9 +307,9 @@ def _check_descriptor(value: Any, where: str, need_digest: bool = False) -> list
             problems.append(f"{where}.digest is not a non-empty object")
         else:
             for algorithm, hexpart in digest.items():
-                if algorithm == "gitCommit" or algorithm.startswith("sha"):
-                    if not (isinstance(hexpart, str) and _HEX.match(hexpart)):
-                        problems.append(f"{where}.digest.{algorithm} is not lower-case hex")
+                if ((algorithm == "gitCommit" or algorithm.startswith("sha"))
+                        and not (isinstance(hexpart, str) and _HEX.match(hexpart))):
+                    problems.append(f"{where}.digest.{algorithm} is not lower-case hex")
     if "uri" in value and not _is_uri(value["uri"]):
         problems.append(f"{where}.uri is not a URI")
     return problems

@@ -789,7 +789,7 @@ def _error_text(response: requests.Response) -> str:
     """The registry's error codes and messages (OCI error JSON), else a short body excerpt."""
     try:
         raw = response.content[:4096]
-    except Exception:  # a dropped connection while reading an error body
+    except Exception:  # noqa: BLE001 - a dropped connection while reading an error body
         return response.reason or ""
     try:
         errors = json.loads(raw).get("errors", [])

@@ -94,9 +94,8 @@ def unpack_layers(source: Path | str | BlobOpener, manifest: Mapping[str, Any], 
     """
     opener = layout_opener(Path(source)) if isinstance(source, (str, Path)) else source
     dest = Path(dest).absolute()
-    if dest.exists() or dest.is_symlink():
-        if not dest.is_dir() or dest.is_symlink() or any(dest.iterdir()):
-            raise UnpackError(f"{str(dest)!r} exists; unpack into a new directory")
+    if (dest.exists() or dest.is_symlink()) and (not dest.is_dir() or dest.is_symlink() or any(dest.iterdir())):
+        raise UnpackError(f"{str(dest)!r} exists; unpack into a new directory")
     if config is None:
         _, config = read_config(opener, manifest)
     chosen = [(d, e, c) for d, e, c in match_layers(manifest, config) if only_roles is None or e.role in only_roles]
@@ -111,7 +110,7 @@ def unpack_layers(source: Path | str | BlobOpener, manifest: Mapping[str, Any], 
         for descriptor, entry, compression in chosen:
             _unpack_layer(opener, descriptor, entry, compression, writer, limits)
         writer.finish()
-        os.chmod(tmp, 0o755)
+        os.chmod(tmp, 0o755)  # noqa: S103 - the normalised mode of an unpacked directory
         if dest.is_dir():
             dest.rmdir()
         os.rename(tmp, dest)
@@ -300,7 +299,7 @@ class _Writer:
     def finish(self) -> None:
         for rel, kind in self.kinds.items():
             if kind == "dir":
-                os.chmod(self.root / rel, 0o755)
+                os.chmod(self.root / rel, 0o755)  # noqa: S103 - normalised, as above
 
 
 def _normalise(name: str, unsafe: Callable[[str], UnsafeLayer]) -> str | None:

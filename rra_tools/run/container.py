@@ -139,7 +139,7 @@ class Engine:
         """Close the client's connections."""
         try:
             self.api.close()
-        except Exception:  # noqa: BLE001 - closing a broken connection must not mask the run's outcome
+        except Exception:  # noqa: BLE001,S110 - closing a broken connection must not mask the run's outcome
             pass
 
 

@@ -253,7 +253,7 @@ def resolve_parameters(launcher: Launcher, overrides: Mapping[str, str],
             raise PlanError(f"launcher {launcher.id!r} has no parameter {unknown[0]!r} (it has {known})")
     values: dict[str, ParamValue] = {}
     for name, param in launcher.parameters.items():
-        raw: ParamValue = overrides[name] if name in overrides else param.default
+        raw: ParamValue = overrides.get(name, param.default)
         values[name] = _coerce(name, param, raw)
     return values
 

@@ -33,7 +33,7 @@ def fresh_private_dir(prefix: str) -> str:
     """Create a new directory only this user can enter in the first usable temporary directory
     ($TMPDIR, $TEMP, $TMP, /tmp, /var/tmp, the order ``tempfile`` uses); OSError from the last
     when none is usable."""
-    bases = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")] + ["/tmp", "/var/tmp"]
+    bases = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")] + ["/tmp", "/var/tmp"]  # noqa: S108
     error: OSError | None = None
     for base in dict.fromkeys(b for b in bases if b):
         while True:

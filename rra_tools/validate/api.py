@@ -24,7 +24,7 @@ from .result import ValidationReport, ValidationResult
 __all__ = ["MANIFEST_NAMES", "find_manifest", "validate_bytes", "validate_oci_layout", "validate_path",
            "validate_paths", "validate_target"]
 
-from ..io.paths import MANIFEST_NAMES  # noqa: E402  (re-exported: part of the library API)
+from ..io.paths import MANIFEST_NAMES  # re-exported: part of the library API
 
 
 def find_manifest(directory: Path) -> Path | None:

@@ -13,7 +13,7 @@ from .diagnostics import DOCS_BASE_URL, Severity
 
 __all__ = ["RULES", "Rule", "rule"]
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741 - short, for the table below
 
 
 @dataclass(frozen=True)

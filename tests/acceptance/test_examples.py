@@ -263,7 +263,7 @@ def test_digits_observations_name_the_lock_they_ran_with() -> None:
     assert sha256_file(EXAMPLES / "digits-logreg" / lock["path"]) == lock["sha256"]
     for claim in manifest["claims"]:
         seeds = [o["seed"] for o in claim["reference"]["observations"]]
-        assert sorted(seeds) == sorted(next(l["seeds"] for l in manifest["launchers"] if l["id"] == claim["launcher"]))
+        assert sorted(seeds) == sorted(next(la["seeds"] for la in manifest["launchers"] if la["id"] == claim["launcher"]))
         for observation in claim["reference"]["observations"]:
             assert f"lock sha256:{lock['sha256'][:12]}" in observation["fingerprint"]["software"]
 

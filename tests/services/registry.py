@@ -74,7 +74,7 @@ class RegistryService:
     def start(self, timeout_s: float = 30.0) -> None:
         """Start the process and wait until ``GET /v2/`` answers 200 (401 with ``htpasswd``)."""
         self.write_config()
-        log = open(self.log, "ab")
+        log = open(self.log, "ab")  # noqa: SIM115 - closed with the service
         try:
             self.process = subprocess.Popen([self.binary, "serve", str(self.config)], stdout=log, stderr=log,
                                             stdin=subprocess.DEVNULL, start_new_session=True)
@@ -168,7 +168,7 @@ class FaultProxy:
             def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib name
                 pass
 
-            def do_GET(self) -> None:  # noqa: N802 - stdlib name
+            def do_GET(self) -> None:  # the stdlib's name
                 proxy._handle(self)
 
             do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_GET  # noqa: N815

@@ -101,7 +101,7 @@ def fixed_report() -> ValidationReport:
     return ValidationReport([demo, missing])
 
 
-def single(d: Diagnostic, source: str | None = None, input: str = MANIFEST) -> ValidationReport:
+def single(d: Diagnostic, source: str | None = None, input: str = MANIFEST) -> ValidationReport:  # noqa: A002
     return ValidationReport([ValidationResult(input=input, manifest=MANIFEST, diagnostics=[d], source_text=source)])
 
 
@@ -293,7 +293,7 @@ def test_sarif_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     repo.mkdir()
     monkeypatch.chdir(repo)
 
-    def location(file: str, input: str = "x") -> dict[str, Any]:
+    def location(file: str, input: str = "x") -> dict[str, Any]:  # noqa: A002
         d = _diag("RRA111", "unknown field 'colour'", "/colour", (3, 1), file=file)
         loc: dict[str, Any] = sarif_of(single(d, input=input))["runs"][0]["results"][0]["locations"][0]
         return loc
