@@ -13,6 +13,8 @@ import click
 if TYPE_CHECKING:
     from ..run.container import Engine
     from ..run.local import Progress, RunResult
+    from ..run.orchestrate import Executor, Skipped
+    from ..run.plan import RunPlan
     from ..run.results import Results
 
 __all__ = ["render_results", "results_command", "run_command"]
@@ -79,16 +81,12 @@ def _describe(result: RunResult, root: Any) -> str:
 def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all_seeds: bool,
                  params: tuple[str, ...], quiet: bool, executor: str = "local", image: str | None = None,
                  engine_url: str | None = None, network: str | None = None, env: str = "current") -> int:
-    """Plan and run; return the exit code."""
-    import signal
-    import threading
-    from collections.abc import Callable
-
-    from ..run import RunError, RunOptions, execute, load_artifact, parse_overrides, plan_runs
+    """Plan, run through :func:`rra_tools.run.run_plans`, render; return the exit code."""
+    from ..run import (PlanHooks, RunError, RunOptions, execute, load_artifact, parse_overrides, plan_runs,
+                       run_plans)
     from ..run.gpus import inventory
 
     term = _Terminal(quiet)
-    run: Callable[..., RunResult] = execute
     engine: Engine | None = None
     try:
         artifact = load_artifact(artifact_path)
@@ -96,96 +94,58 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
         if executor == "container":
             from ..run import container
 
-            # Engine, image and every plan are checked before anything runs: a missing engine or
-            # image, or GPUs on an engine that ignores them, is refused up front (exit 2).
-            engine = container.connect(engine_url)
-            resolved = container.resolve_image(engine, container.image_reference(artifact, image))
-            for plan in plans:
-                container.check_plan(engine, plan)
+            engine, resolved = container.prepare(artifact, plans, image, engine_url)
             term.say(f"container engine: {engine.description} at {engine.url}; image {resolved.reference} "
                      f"({resolved.id})")
-            run = container.execute
-        env_dir = _locked_env(artifact, term) if env == "locked" else None
+        env_dir = None
+        if env == "locked":
+            from ..run.locked_env import locked_environment
+
+            if artifact.manifest.environment.lock is not None:
+                term.say(f"environment: building or reusing the one locked by "
+                         f"{artifact.manifest.environment.lock.path} ...")
+            created = locked_environment(artifact)
+            term.say(f"environment: {created.path} ({'reused' if created.reused else 'built'}, "
+                     f"{created.packages} package(s))")
+            env_dir = created.path
         gpus = inventory()  # once: nvidia-smi is slow, and the devices do not change between runs
     except RunError as exc:
         click.echo(f"error: {exc}", err=True)
         if engine is not None:
             engine.close()
         return EXIT_USAGE
-    stop = threading.Event()
-    received: list[int] = []
-
-    def on_signal(signum: int, _frame: object) -> None:
-        received.append(signum)
-        stop.set()
-
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    options = RunOptions(on_output=term.output, on_progress=term.progress, stop=stop, gpus=gpus, env_dir=env_dir)
+    options = RunOptions(on_output=term.output, on_progress=term.progress, gpus=gpus, env_dir=env_dir)
+    run_one: Executor = execute
     if engine is not None:
-        from ..run.container import ContainerOptions
+        from ..run import container
 
-        options = ContainerOptions(on_output=term.output, on_progress=term.progress, stop=stop, gpus=gpus,
-                                   image=image, network=network, engine=engine)
-    failed_launchers: set[str] = set()
-    ok = True
+        options = container.ContainerOptions(on_output=term.output, on_progress=term.progress, gpus=gpus,
+                                             image=image, network=network, engine=engine)
+        run_one = container.execute
+
+    def started(plan: RunPlan, i: int, total: int) -> None:
+        seed_text = "noseed" if plan.seed is None else f"seed {plan.seed}"
+        term.say(f"run {plan.launcher.id} {seed_text} ({i}/{total}): {' '.join(plan.argv)}")
+
+    def finished(result: RunResult) -> None:
+        term.say(_describe(result, artifact.root))
+        for message in result.record["messages"]:
+            term.say(f"  {message}")
+
+    def skipped(skip: Skipped) -> None:
+        if not skip.interrupted:  # the plan's interruption is said once, below
+            term.say(f"skip {skip.plan.launcher.id}: {skip.reason}")
+
+    hooks = PlanHooks(on_start=started, on_finish=finished, on_skip=skipped,
+                      on_refused=lambda refused: term.say(f"error: {refused.error}"))
     try:
-        for i, plan in enumerate(plans, 1):
-            if stop.is_set():
-                break
-            blocked = [d for d in plan.launcher.depends_on if d in failed_launchers]
-            if blocked:
-                term.say(f"skip {plan.launcher.id}: dependency {blocked[0]!r} did not complete")
-                failed_launchers.add(plan.launcher.id)
-                ok = False
-                continue
-            seed_text = "noseed" if plan.seed is None else f"seed {plan.seed}"
-            term.say(f"run {plan.launcher.id} {seed_text} ({i}/{len(plans)}): {' '.join(plan.argv)}")
-            try:
-                result = run(plan, options)
-            except RunError as exc:
-                term.say(f"error: {exc}")
-                failed_launchers.add(plan.launcher.id)
-                ok = False
-                continue
-            term.say(_describe(result, artifact.root))
-            for message in result.record["messages"]:
-                term.say(f"  {message}")
-            if not result.successful:
-                ok = False
-                failed_launchers.add(plan.launcher.id)
-            if result.record["status"] == "interrupted":
-                break
+        outcome = run_plans(plans, options, executor=run_one, hooks=hooks)
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
         if engine is not None:
             engine.close()
-    if received:
+    if outcome.signal is not None:
         term.say("interrupted; remaining runs skipped")
-    return EXIT_OK if ok else EXIT_FAILED
-
-
-def _locked_env(artifact: Any, term: _Terminal) -> Any:
-    """The environment 'rra env create' builds from the manifest's lock (reused from the cache)."""
-    from ..env.create import CreateError, create_env
-    from ..env.locks import LockError
-    from ..io.paths import resolve_inside
-    from ..run import ArtifactError
-
-    lock = artifact.manifest.environment.lock
-    if lock is None:
-        raise ArtifactError("--env locked: the manifest's environment has no lock (run 'rra lock')")
-    resolved = resolve_inside(artifact.root, lock.path, kind="file")
-    if resolved.path is None:
-        raise ArtifactError(f"--env locked: lock file {lock.path!r} is not a file inside the artifact")
-    term.say(f"environment: building or reusing the one locked by {lock.path} ...")
-    try:
-        created = create_env(resolved.path, str(lock.format), expected_sha256=lock.sha256, display=lock.path)
-    except (CreateError, LockError) as exc:
-        raise ArtifactError(f"--env locked: {exc}") from None
-    term.say(f"environment: {created.path} ({'reused' if created.reused else 'built'}, "
-             f"{created.packages} package(s))")
-    return created.path
+    return EXIT_OK if outcome.ok else EXIT_FAILED
 
 
 @click.command("run")

@@ -1,4 +1,5 @@
-"""Running launchers: plans, the local executor, GPU assignment, run records, metrics, results.
+"""Running launchers: plans, the local executor, GPU assignment, run records, metrics, results,
+and :func:`run_plans`, which runs a whole plan (order, dependencies, signals, progress).
 
 The container executor is :mod:`.container`; it needs the ``container`` extra (the docker package).
 
@@ -16,6 +17,7 @@ from .errors import (
     RunError,
 )
 from .local import Progress, RunOptions, RunResult, execute
+from .orchestrate import PlanHooks, PlanOutcome, Refused, Skipped, run_plans
 from .plan import Artifact, RunPlan, launcher_order, load_artifact, parse_overrides, plan_runs
 
 __all__ = [
@@ -26,14 +28,19 @@ __all__ = [
     "GpuUnavailable",
     "ImageUnavailable",
     "PlanError",
+    "PlanHooks",
+    "PlanOutcome",
     "Progress",
+    "Refused",
     "RunError",
     "RunOptions",
     "RunPlan",
     "RunResult",
+    "Skipped",
     "execute",
     "launcher_order",
     "load_artifact",
     "parse_overrides",
     "plan_runs",
+    "run_plans",
 ]

@@ -57,6 +57,7 @@ __all__ = [
     "engine_url",
     "execute",
     "image_reference",
+    "prepare",
     "resolve_image",
     "writable_dirs",
 ]
@@ -241,6 +242,22 @@ def resolve_image(engine: Engine, reference: str, pull: bool = True) -> Image:
     env = (attrs.get("Config") or {}).get("Env") or []
     path = next((item.split("=", 1)[1] for item in env if item.startswith("PATH=")), None)
     return Image(reference, str(attrs["Id"]), tuple(attrs.get("RepoDigests") or ()), path)
+
+
+def prepare(artifact: Artifact, plans: Iterable[RunPlan], image: str | None = None, url: str | None = None,
+            environ: Mapping[str, str] | None = None) -> tuple[Engine, Image]:
+    """Connect to the engine, resolve the image and check every plan before anything runs, so
+    that a missing engine or image, or GPUs on an engine that ignores them, is refused up front.
+    The engine is closed when a check fails; otherwise the caller closes it."""
+    engine = connect(url, environ)
+    try:
+        resolved = resolve_image(engine, image_reference(artifact, image))
+        for plan in plans:
+            check_plan(engine, plan)
+    except BaseException:
+        engine.close()
+        raise
+    return engine, resolved
 
 
 def writable_dirs(plan: RunPlan) -> list[str]:

@@ -200,10 +200,12 @@ def test_docs_library_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture
     work = tmp_path / "digits"
     shutil.copytree(REPO / "examples" / "digits-logreg", work, ignore=shutil.ignore_patterns("runs", "results"))
     text = (REPO / "docs" / "run.md").read_text(encoding="utf-8")
-    (block,) = re.findall(r"```python\n(.*?)```", text, re.S)
-    exec(compile(block.replace('"examples/digits-logreg"', repr(str(work))), "docs/run.md", "exec"), {})
+    one, plan = re.findall(r"```python\n(.*?)```", text, re.S)
+    exec(compile(one.replace('"examples/digits-logreg"', repr(str(work))), "docs/run.md", "exec"), {})
     out = capsys.readouterr().out
     assert out.startswith("completed {'test-accuracy': ")
+    exec(compile(plan.replace('"examples/digits-logreg"', repr(str(work))), "docs/run.md", "exec"), {})
+    assert capsys.readouterr().out.endswith("train completed\nTrue 1 []\n")
 
 
 def test_everything_printed_reaches_the_pipe_before_the_fast_exit(tmp_path: Path) -> None:
