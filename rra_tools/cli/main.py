@@ -40,12 +40,15 @@ def cli() -> None:
               help="Write the report to this file instead of standard output.")
 @click.option("--attach-report", is_flag=True,
               help="For oci:// targets: attach the JSON report to the validated manifest as a referrer.")
+@click.option("--manifest-only", is_flag=True,
+              help="Check manifests without the artifact's files (e.g. before they are uploaded); file "
+              "checks are skipped and the report says so, as for '-'.")
 def validate(paths: tuple[str, ...], fmt: str, fail_on: str | None, select: str | None,
              extend_select: str | None, ignore: str | None, config_file: str | None,
-             color: bool | None, output: str | None, attach_report: bool) -> None:
+             color: bool | None, output: str | None, attach_report: bool, manifest_only: bool) -> None:
     """Check RRA manifests: an artifact directory, a manifest file, a packed artifact
     'oci-layout:DIR[:REF]', one in a registry 'oci://HOST/REPO:TAG' (or @sha256:...), or '-'
-    for standard input.
+    for standard input (checked without artifact files: there is no artifact root).
 
     Static: nothing from the artifact is executed; offline except for oci:// targets. Exit
     status: 0 clean, 1 findings at or above --fail-on, 2 usage error or unreadable input.
@@ -54,7 +57,7 @@ def validate(paths: tuple[str, ...], fmt: str, fail_on: str | None, select: str 
 
     code = run_validate(paths or (".",), fmt=fmt, fail_on=fail_on, select=select, extend_select=extend_select,
                         ignore=ignore, config_file=config_file, color=color, output=output,
-                        attach_report=attach_report)
+                        attach_report=attach_report, manifest_only=manifest_only)
     sys.exit(code)
 
 

@@ -44,9 +44,11 @@ def build_config(paths: tuple[str, ...], config_file: str | None, **overrides: o
 
 def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, select: str | None,
                  extend_select: str | None, ignore: str | None, config_file: str | None,
-                 color: bool | None, output: str | None, attach_report: bool = False) -> int:
+                 color: bool | None, output: str | None, attach_report: bool = False,
+                 manifest_only: bool = False) -> int:
     """Validate ``paths`` and write the report; return the exit code. With ``attach_report``,
-    the JSON report of each ``oci://`` target is attached to it as a referrer."""
+    the JSON report of each ``oci://`` target is attached to it as a referrer; with
+    ``manifest_only``, manifests are checked without their artifact's files (as ``-`` is)."""
     from ..io.limits import MAX_MANIFEST_BYTES
     from ..validate.api import validate_bytes, validate_target
     from ..validate.reporters import render
@@ -58,13 +60,20 @@ def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, selec
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         return EXIT_USAGE
+    packed = [p for p in paths if p.startswith(("oci://", "oci-layout:"))]
+    if manifest_only and packed:
+        click.echo(f"error: --manifest-only checks a manifest without its files; {packed[0]!r} is a packed "
+                   "artifact, which is always checked with its files", err=True)
+        return EXIT_USAGE
     report = ValidationReport()
     remote: list[tuple[ValidationResult, object]] = []
     for path in paths:
         if path == "-":
             # One byte over the cap is enough to refuse; never buffer an unbounded stream.
             raw = sys.stdin.buffer.read(MAX_MANIFEST_BYTES + 1)
-            result = validate_bytes(raw, name="<stdin>", root=Path.cwd(), config=config)
+            # No artifact root: the spec skips file checks for standard input, whatever the
+            # working directory holds (spec/01-overview.md, "Validators").
+            result = validate_bytes(raw, name="<stdin>", root=None, config=config)
             result.input = "-"
         elif path.startswith("oci://"):
             from ..oci.pull import validate_remote
@@ -73,7 +82,7 @@ def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, selec
             if pinned is not None:
                 remote.append((result, pinned))
         else:
-            result = validate_target(path, config=config)
+            result = validate_target(path, config=config, files=not manifest_only)
         report.results.append(result)
     use_color = color if color is not None else (output is None and sys.stdout.isatty())
     text = render(report, fmt, color=use_color)

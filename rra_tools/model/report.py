@@ -63,6 +63,11 @@ class ValidationResult(RRAModel):
     levels: Levels | None = Field(
         default=None, description="Claimed and met levels; omitted when the manifest could not be read."
     )
+    files_checked: bool = Field(
+        default=True,
+        description="False when the manifest was checked without its artifact's files (standard input, "
+        "--manifest-only): the file checks were skipped and no level can be met; omitted when true.",
+    )
     diagnostics: list[DiagnosticOut] = Field(description="Findings, most important first.")
 
 

@@ -52,7 +52,7 @@ def validate_bytes(
     """
     config = config or Config()
     deadline = None if time_budget_s is None else time.monotonic() + time_budget_s
-    result = ValidationResult(input=name, manifest=name)
+    result = ValidationResult(input=name, manifest=name, files_checked=root is not None)
     if len(raw) > max_bytes:
         result.diagnostics.append(diagnostic_from_problem(Problem(
             "RRA006", f"manifest is {len(raw)} bytes, more than the cap of {max_bytes}", None, None,
@@ -88,9 +88,14 @@ def _collector_paused() -> Iterator[None]:
 
 
 def validate_path(path: str | Path, *, config: Config | None = None, max_bytes: int = MAX_MANIFEST_BYTES,
-                  time_budget_s: float | None = None) -> ValidationResult:
+                  time_budget_s: float | None = None, files: bool = True) -> ValidationResult:
     """Validate an artifact directory (holding rra.yaml) or a manifest file; budgets as for
-    :func:`validate_bytes`."""
+    :func:`validate_bytes`.
+
+    With ``files=False`` the manifest is checked alone, as if read from standard input: the
+    checks of the artifact's files are skipped (a registry checking a manifest before its
+    files arrive) and the result says so (``files_checked`` is False).
+    """
     config = config or Config()
     given = str(path)
     target = Path(path)
@@ -104,13 +109,14 @@ def validate_path(path: str | Path, *, config: Config | None = None, max_bytes: 
         if manifest is None:
             return _unreadable(given, config, f"directory {given!r} has no {' or '.join(MANIFEST_NAMES)}",
                                "run 'rra validate' on the artifact directory or on its manifest file")
-        return validate_path_file(manifest, given, config, max_bytes, time_budget_s)
-    return validate_path_file(target, given, config, max_bytes, time_budget_s)
+        return validate_path_file(manifest, given, config, max_bytes, time_budget_s, files=files)
+    return validate_path_file(target, given, config, max_bytes, time_budget_s, files=files)
 
 
 def validate_path_file(manifest: Path, given: str, config: Config, max_bytes: int,
-                       time_budget_s: float | None = None) -> ValidationResult:
-    """Validate the manifest file ``manifest`` (reported as input ``given``)."""
+                       time_budget_s: float | None = None, *, files: bool = True) -> ValidationResult:
+    """Validate the manifest file ``manifest`` (reported as input ``given``); its directory is
+    the artifact root unless ``files`` is False."""
     shown = os.path.normpath(str(manifest))
     try:
         info = os.stat(manifest)
@@ -121,7 +127,7 @@ def validate_path_file(manifest: Path, given: str, config: Config, max_bytes: in
             stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)) else "not a regular file"
         return _unreadable(given, config, f"{shown!r} is {what}; a manifest is a regular file")
     if info.st_size > max_bytes:
-        result = ValidationResult(input=given, manifest=shown)
+        result = ValidationResult(input=given, manifest=shown, files_checked=files)
         result.diagnostics.append(diagnostic_from_problem(Problem(
             "RRA006", f"manifest is {info.st_size} bytes, more than the cap of {max_bytes}", None, None,
             "a manifest holds references, not contents"), shown, config))
@@ -131,8 +137,8 @@ def validate_path_file(manifest: Path, given: str, config: Config, max_bytes: in
             raw = handle.read(max_bytes + 1)
     except OSError as exc:
         return _unreadable(given, config, f"cannot read {shown!r}: {exc.strerror or exc}")
-    result = validate_bytes(raw, name=shown, root=manifest.parent, config=config, max_bytes=max_bytes,
-                            time_budget_s=time_budget_s)
+    result = validate_bytes(raw, name=shown, root=manifest.parent if files else None, config=config,
+                            max_bytes=max_bytes, time_budget_s=time_budget_s)
     result.input = given
     return result
 
@@ -147,9 +153,13 @@ def validate_oci_layout(layout: str | Path, *, ref_name: str | None = None, conf
 
 
 def validate_target(target: str, *, config: Config | None = None, max_bytes: int = MAX_MANIFEST_BYTES,
-                    time_budget_s: float | None = None) -> ValidationResult:
+                    time_budget_s: float | None = None, files: bool = True) -> ValidationResult:
     """Validate a command-line target: an artifact directory, a manifest file, a packed
-    artifact ``oci-layout:DIR`` / ``oci-layout:DIR:REF``, or one in a registry ``oci://HOST/REPO:TAG``."""
+    artifact ``oci-layout:DIR`` / ``oci-layout:DIR:REF``, or one in a registry ``oci://HOST/REPO:TAG``.
+
+    ``files=False`` checks a directory's or file's manifest alone (see :func:`validate_path`);
+    a packed artifact always carries its files, so it is checked whole.
+    """
     if target.startswith("oci://"):
         from ..oci.pull import validate_remote
 
@@ -160,7 +170,7 @@ def validate_target(target: str, *, config: Config | None = None, max_bytes: int
         layout, ref_name = parse_layout_target(target)
         return validate_oci_layout(layout, ref_name=ref_name, config=config, input_name=target,
                                    time_budget_s=time_budget_s)
-    return validate_path(target, config=config, max_bytes=max_bytes, time_budget_s=time_budget_s)
+    return validate_path(target, config=config, max_bytes=max_bytes, time_budget_s=time_budget_s, files=files)
 
 
 def validate_paths(paths: Iterable[str | Path], *, config: Config | None = None) -> ValidationReport:

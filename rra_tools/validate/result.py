@@ -22,6 +22,9 @@ class ValidationResult:
     unreadable: bool = False
     #: Manifest text, kept so reporters can quote the offending line.
     source_text: str | None = None
+    #: False when the manifest was checked without its artifact's files (standard input, bytes,
+    #: ``--manifest-only``): file checks were skipped and no level can be met.
+    files_checked: bool = True
 
     def count(self, severity: Severity) -> int:
         """Number of findings of exactly ``severity``."""

@@ -139,8 +139,12 @@ def test_stdin_and_several_inputs(tmp_path: Path) -> None:
     write(tmp_path, base())
     runner = CliRunner()
     result = runner.invoke(cli, ["validate", "-"], input=(tmp_path / "rra.yaml").read_text())
-    # From stdin, files resolve against the working directory, where there is no lock file.
-    assert result.exit_code == 1 and "RRA303" in result.output
+    # From stdin there is no artifact root (spec/01-overview.md): file checks are skipped, not
+    # resolved against the working directory, so no level is met; the summary says so.
+    assert result.exit_code == 1, result.output
+    assert "RRA303" not in result.output and "error[RRA601] level 'available' is claimed but not met" in result.output
+    assert result.output.endswith("1 input(s) checked: 0 clean; 1 error(s), 0 warning(s), 0 info; artifact files "
+                                  "not checked for - (manifest only: no artifact root)\n")
     result = runner.invoke(cli, ["validate", str(tmp_path), str(tmp_path / "rra.yaml")])
     assert result.exit_code == 0, result.output
     assert "2 input(s) checked: 2 clean; 0 error(s), 0 warning(s), 0 info" in result.output

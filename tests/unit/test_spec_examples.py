@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
@@ -252,3 +253,64 @@ def test_catalog_section_exists(code: str, file: str, anchor: str) -> None:
 )
 def test_documented_anchor_exists(file: str, anchor: str) -> None:
     assert anchor in anchors(REPO / file), f"{file} has no heading with anchor #{anchor}"
+
+
+# Through the real command: what a reader who pipes an example into ``rra validate -`` sees.
+_CHECKED = [b for b in BLOCKS if (m := _MARKER.match(b.marker)) is not None and not m["fragment"]]
+
+
+def _expected_codes(block: Block) -> set[str]:
+    kind = _MARKER.match(block.marker)
+    assert kind is not None
+    return {c.strip() for c in kind["invalid"].split(",")} if kind["invalid"] else set()
+
+
+def _cli_codes(result: dict[str, Any]) -> set[str]:
+    return {d["code"] for d in result["diagnostics"]}
+
+
+@pytest.mark.parametrize("block", _CHECKED, ids=_block_id)
+def test_spec_example_through_cli_stdin(block: Block, tmp_path: Path) -> None:
+    """Standard input has no artifact root: the working directory's files play no part."""
+    from tests.rra_cli import rra_command
+
+    done = subprocess.run([*rra_command(), "validate", "-", "-f", "json"], input=block.text, capture_output=True,
+                          text=True, cwd=tmp_path, timeout=120, check=False)
+    assert done.returncode in (0, 1), f"{block.where}: {done.stdout}{done.stderr}"
+    [result] = json.loads(done.stdout)["results"]
+    assert _cli_codes(result) == _expected_codes(block), f"{block.where}: {done.stdout}"
+    assert done.returncode == (0 if result["valid"] else 1), block.where
+    assert result["input"] == "-" and result["files_checked"] is False
+
+
+def test_spec_examples_through_cli_manifest_only(tmp_path: Path) -> None:
+    """``--manifest-only`` gives every example's stated result for manifest files whose
+    artifact files are absent (a registry checking a manifest before its files arrive)."""
+    from tests.rra_cli import rra
+
+    names = []
+    for n, block in enumerate(_CHECKED):
+        folder = tmp_path / f"example-{n}"
+        folder.mkdir()
+        (folder / "rra.yaml").write_text(block.text, encoding="utf-8")
+        names.append(folder.name)
+    done = rra("validate", "--manifest-only", "-f", "json", *names, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr  # some examples are invalid by design
+    results = json.loads(done.stdout)["results"]
+    assert [r["input"] for r in results] == names
+    for block, result in zip(_CHECKED, results, strict=True):
+        assert _cli_codes(result) == _expected_codes(block), f"{block.where}: {result}"
+        assert result["files_checked"] is False
+    text = rra("validate", "--manifest-only", names[0], cwd=tmp_path).stdout
+    assert text.endswith(f"; artifact files not checked for {names[0]} (manifest only: no artifact root)\n")
+    with_files = rra("validate", "-f", "json", names[0], cwd=tmp_path)
+    assert "files_checked" not in json.loads(with_files.stdout)["results"][0]
+
+
+def test_manifest_only_refuses_packed_artifacts(tmp_path: Path) -> None:
+    from tests.rra_cli import rra
+
+    done = rra("validate", "--manifest-only", "oci-layout:somewhere", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == ("error: --manifest-only checks a manifest without its files; 'oci-layout:somewhere' is "
+                           "a packed artifact, which is always checked with its files\n")

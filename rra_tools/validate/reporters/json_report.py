@@ -53,6 +53,8 @@ def _result(result: ValidationResult) -> dict[str, Any]:
     out["counts"] = _counts(result.count)
     if result.levels_claimed is not None or result.levels_met is not None:
         out["levels"] = {"claimed": _known(result.levels_claimed), "met": _known(result.levels_met)}
+    if not result.files_checked and not result.unreadable:
+        out["files_checked"] = False
     out["diagnostics"] = [_diagnostic(d) for d in result.diagnostics]
     return out
 

@@ -203,8 +203,14 @@ def summary(report: ValidationReport) -> str:
     """One line counting inputs, clean inputs and findings by severity."""
     errors, warnings, infos = (report.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
     clean = sum(1 for r in report.results if not r.diagnostics)
-    return (f"{len(report.results)} input(s) checked: {clean} clean; "
+    line = (f"{len(report.results)} input(s) checked: {clean} clean; "
             f"{errors} error(s), {warnings} warning(s), {infos} info")
+    unchecked = [r.input for r in report.results if not r.files_checked and not r.unreadable]
+    if unchecked:
+        # Clean without files is not clean with them: say which inputs were checked alone.
+        line += (f"; artifact files not checked for {', '.join(_clean(i) for i in unchecked)} "
+                 "(manifest only: no artifact root)")
+    return line
 
 
 def render_text(report: ValidationReport, *, color: bool = False) -> str:
