@@ -29,11 +29,11 @@ def _guard(action: Callable[[], T]) -> T:
     from ..env.create import CreateError
     from ..env.live import LiveEnvError
     from ..env.locks import LockError
-    from ..env.resolve import ResolveError
+    from ..env.resolve import ResolveError, UvNotFound
 
     try:
         return action()
-    except (ArtifactError, LockError, LiveEnvError) as exc:
+    except (ArtifactError, LockError, LiveEnvError, UvNotFound) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     except (ResolveError, CreateError) as exc:

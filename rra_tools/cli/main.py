@@ -151,8 +151,18 @@ cli.add_command(provenance)
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """Run the CLI; click maps usage errors to exit code 2."""
-    return cli.main(args=argv, prog_name="rra")
+    """Run the CLI; click maps usage errors to exit code 2, and a missing optional extra is
+    named (exit code 2) instead of a traceback."""
+    try:
+        return cli.main(args=argv, prog_name="rra")
+    except ImportError as exc:
+        from .extras import extra_for, missing_extra_message
+
+        found = extra_for(exc)
+        if found is None:
+            raise
+        click.echo(missing_extra_message(*found), err=True)
+        sys.exit(EXIT_USAGE)
 
 
 #: Commands after which the ``rra`` process ends without interpreter finalization.

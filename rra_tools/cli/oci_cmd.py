@@ -97,20 +97,13 @@ def _size(n: int) -> str:
 
 def _guard(action: Callable[[], T]) -> T:
     """Run ``action``; map the library's errors to a message and an exit code, in one place."""
-    try:
-        from ..oci.errors import OCIError, PackError, UnpackError
-        from ..oci.provenance import ProvenanceError
-        from ..oci.registry import InvalidReference, RegistryError
-    except ImportError as exc:  # pragma: no cover - oras is in the 'oci' extra
-        click.echo(f"error: {exc}; install the extra: pip install 'rra-tools[oci]'", err=True)
-        sys.exit(EXIT_USAGE)
+    # A missing 'oci' extra (oras) is named by main(), like every other missing extra.
+    from ..oci.errors import OCIError, PackError, UnpackError
+    from ..oci.provenance import ProvenanceError
+    from ..oci.registry import InvalidReference, RegistryError
+
     try:
         return action()
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.split(".")[0] == "oras":
-            click.echo("error: this command needs oras-py; install the extra: pip install 'rra-tools[oci]'", err=True)
-            sys.exit(EXIT_USAGE)
-        raise
     except InvalidReference as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_USAGE)

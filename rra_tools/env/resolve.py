@@ -17,7 +17,7 @@ from pathlib import Path
 from .artifact import Artifact, write_atomic
 from .live import inspect_python
 
-__all__ = ["LockResult", "ResolveError", "declared_requirements", "find_uv", "lock_from_env",
+__all__ = ["LockResult", "ResolveError", "UvNotFound", "declared_requirements", "find_uv", "lock_from_env",
            "lock_from_requirements"]
 
 _NETWORK_HINTS = ("dns error", "error sending request", "failed to fetch", "connection refused", "network",
@@ -26,6 +26,11 @@ _NETWORK_HINTS = ("dns error", "error sending request", "failed to fetch", "conn
 
 class ResolveError(Exception):
     """Resolution or hashing failed; the message says why and what to do."""
+
+
+class UvNotFound(ResolveError):
+    """uv is neither importable (the 'env' extra) nor on PATH: an installation problem, not a
+    failed resolution."""
 
 
 @dataclass(frozen=True)
@@ -50,8 +55,10 @@ def find_uv() -> str:
         pass
     on_path = shutil.which("uv")
     if on_path is None:
-        raise ResolveError("uv is needed to resolve and hash a lock and was not found; "
-                           "install it with: pip install 'rra-tools[env]' (or pip install uv)")
+        # Worded as the CLI's message for every missing extra (rra_tools.cli.extras), plus the
+        # PATH fallback that only uv has.
+        raise UvNotFound("this command needs the optional extra 'env' ('uv' cannot be imported and there is no "
+                           "uv on PATH); install it with: pip install 'rra-tools[env]'")
     return on_path
 
 

@@ -151,12 +151,11 @@ def connect(url: str | None = None, environ: Mapping[str, str] | None = None, ti
     """
     env = os.environ if environ is None else environ
     address = engine_url(url, env)
-    try:
-        import docker
-        from docker.errors import DockerException
-    except ImportError:
-        raise EngineUnavailable("the container executor needs the Docker SDK for Python: "
-                                "pip install 'rra-tools[container]'") from None
+    # Without the 'container' extra this raises ImportError, which the CLI names in one place
+    # for every extra (rra_tools.cli.extras).
+    import docker
+    from docker.errors import DockerException
+
     tls: Any = False
     if not url and not env.get(ENGINE_URL_ENV) and env.get("DOCKER_HOST"):
         # DOCKER_HOST comes with DOCKER_TLS_VERIFY / DOCKER_CERT_PATH; honour them as docker does.
