@@ -18,20 +18,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def generated_files() -> dict[Path, str]:
     """Every generated file's path (in a source checkout) and its expected content."""
-    from .model.schema import generated_schemas
-
+    # Every part is imported unconditionally: a generator that skipped a part it could not
+    # import would let that part's files drift while --check still passed.
     from .cli.reference import cli_reference
+    from .model.schema import generated_schemas
+    from .validate.rule_docs import env_codes_table, generated_rule_pages
 
     files = {ROOT / "schemas" / name: text for name, text in generated_schemas().items()}
     files[ROOT / "docs" / "cli.md"] = cli_reference()
-    try:
-        from .validate.rule_docs import env_codes_table, generated_rule_pages
-    except ImportError:
-        pass
-    else:
-        files.update({ROOT / "docs" / "rules" / name: text for name, text in generated_rule_pages().items()})
-        environment = ROOT / "docs" / "environment.md"
-        files[environment] = with_block(environment.read_text(encoding="utf-8"), "env-codes", env_codes_table())
+    files.update({ROOT / "docs" / "rules" / name: text for name, text in generated_rule_pages().items()})
+    environment = ROOT / "docs" / "environment.md"
+    files[environment] = with_block(environment.read_text(encoding="utf-8"), "env-codes", env_codes_table())
     return files
 
 

@@ -1,8 +1,9 @@
 """The rule catalog: every check's stable code, name, default severity and spec section.
 
 Codes are never reused; a removed rule keeps its entry with ``status="removed"``. The long
-documentation of each rule (why it matters, a failing example, the fix) lives in
-:mod:`.rule_docs`; the pages in ``docs/rules/`` are generated from both.
+documentation of each rule (why it matters, a failing example, the fix) lives beside the check
+that reports it, in ``rules/<area>.toml``; :mod:`.rule_docs` renders the pages of
+``docs/rules/`` from both.
 """
 
 from __future__ import annotations

@@ -27,13 +27,15 @@ from rra_tools.validate.result import ValidationResult
 from rra_tools.validate.rule_docs import (
     BASE_FILES,
     BASE_MANIFEST,
-    DOCS,
     RuleDoc,
     generated_rule_pages,
+    load_docs,
     merge_manifest,
+    rule_doc,
 )
 
 REPO = Path(__file__).resolve().parents[2]
+DOCS = load_docs()
 
 #: RRA001: the example is an artifact directory without any manifest file.
 NO_MANIFEST = "RRA001"
@@ -106,6 +108,40 @@ def test_every_rule_has_docs_and_a_page() -> None:
     assert sorted(DOCS) == sorted(RULES)
     assert not set(RULES) & set(ENV_RULES), "validator rules and env check codes share one code space"
     assert sorted(generated_rule_pages()) == ["README.md", *(f"{code}.md" for code in sorted({*RULES, *ENV_RULES}))]
+
+
+def test_each_rule_is_read_from_the_file_beside_its_check() -> None:
+    # The docs of the semantic rules sit next to the module that reports them.
+    from rra_tools.validate.rules import load_all
+
+    for check in load_all():
+        module = Path(sys.modules[check.run.__module__].__file__ or "")
+        for code in check.codes:
+            assert f"\n[{code}]\n" in module.with_suffix(".toml").read_text(encoding="utf-8"), code
+    assert all(rule_doc(code) == doc for code, doc in DOCS.items())
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[RRA999]\nwhat = 'w'\nwhy = 'y'\nexample = 'e'\nfix = 'f'\n", "x.toml: [RRA999] documents no rule of the catalog"),
+    ("[RRA401]\nwhat = 'w'\nwhy = 'y'\nexample = 'e'\n", "x.toml: [RRA401]: 'fix' must be given as text"),
+    ("[RRA401]\nwhat = 'w'\nwhy = 'y'\nexample = 'e'\nfix = 'f'\nwhy_not = 1\n",
+     "x.toml: [RRA401]: unknown field(s) 'why_not'"),
+    ("[RRA401]\nwhat = 'w'\nwhy = 'y'\nexample = 'e'\nfix = 'f'\nfiles = ['a']\n",
+     "x.toml: [RRA401]: 'files' must be a table of path = text"),
+])
+def test_malformed_documentation_is_refused(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "x.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as raised:
+        load_docs(tmp_path)
+    assert str(raised.value) == message
+
+
+def test_a_code_documented_twice_is_refused(tmp_path: Path) -> None:
+    entry = "[RRA401]\nwhat = 'w'\nwhy = 'y'\nexample = 'e'\nfix = 'f'\n"
+    (tmp_path / "a.toml").write_text(entry, encoding="utf-8")
+    (tmp_path / "b.toml").write_text(entry, encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^b.toml: \[RRA401\] is documented in another file too$"):
+        load_docs(tmp_path)
 
 
 def test_env_check_codes_are_explained_by_code_and_by_name() -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,10 +20,33 @@ def test_committed_schemas_match_models() -> None:
     assert not stale, f"{stale} differ from the models: run 'python -m rra_tools._generate' to regenerate"
 
 
+def _generate(copy: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    # PYTHONPATH makes the copy's package the one imported, so its ROOT is the copy.
+    return subprocess.run([sys.executable, "-m", "rra_tools._generate", *args], cwd=copy, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(copy)}, check=False)
+
+
 def test_generate_check_mode_reports_drift(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "rra_tools._generate", "--check"], cwd=ROOT,
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    copy = tmp_path / "checkout"
+    for part in ("rra_tools", "schemas", "docs", "spec"):
+        shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
+    assert _generate(copy, "--check").returncode == 0
+    # Drift of each kind: a schema, a rule page, a generated block inside a hand-written page.
+    schema = copy / "schemas" / "rra-manifest-1.0.schema.json"
+    schema.write_text(schema.read_text(encoding="utf-8").replace('"title"', '"tittle"', 1), encoding="utf-8")
+    (copy / "docs" / "rules" / "RRA401.md").unlink()
+    environment = copy / "docs" / "environment.md"
+    environment.write_text(environment.read_text(encoding="utf-8").replace("| lock-digest-mismatch |", "| lock-digest-mismatched |", 1),
+                           encoding="utf-8")
+    proc = _generate(copy, "--check")
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines() == ["stale: schemas/rra-manifest-1.0.schema.json", "stale: docs/rules/RRA401.md",
+                                        "stale: docs/environment.md",
+                                        "run 'python -m rra_tools._generate' to regenerate"], proc.stdout
+    # Without --check the generator repairs the copy, and leaves the real checkout alone.
+    assert _generate(copy).returncode == 0
+    assert _generate(copy, "--check").returncode == 0
+    assert schema.read_bytes() == (ROOT / "schemas" / schema.name).read_bytes()
 
 
 def test_schema_identity() -> None:

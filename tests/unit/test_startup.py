@@ -30,3 +30,27 @@ def test_validate_imports_only_what_it_needs() -> None:
     heavy = {"pydantic", "pydantic_core", "rfc3987_syntax", "lark", "cyclonedx", "docker", "oras", "submitit",
              "numpy", "rra_tools.model.manifest", "rra_tools.run", "rra_tools.env"}
     assert not heavy & loaded, f"rra validate imported {sorted(heavy & loaded)}"
+
+
+EXPLAIN = """
+import sys
+from rra_tools.cli.main import main
+try:
+    main(["explain", "RRA401"])
+except SystemExit as exit:
+    code = exit.code
+import json
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+
+def test_explain_imports_only_the_renderer() -> None:
+    # rra explain reads the one documentation file that holds the code, without the models.
+    proc = subprocess.run([sys.executable, "-c", EXPLAIN], capture_output=True, text=True, check=False)
+    probe = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert probe["code"] in (0, None), proc.stdout
+    assert proc.stdout.startswith("# RRA401 — commit-not-pinned\n")
+    loaded = set(probe["modules"])
+    heavy = {"pydantic", "jsonschema", "rra_tools.model.manifest", "rra_tools.run", "rra_tools.env",
+             "rra_tools.oci"}
+    assert not heavy & loaded, f"rra explain imported {sorted(heavy & loaded)}"
