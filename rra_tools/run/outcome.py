@@ -13,6 +13,7 @@ import os
 import posixpath
 import signal
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -23,18 +24,30 @@ from ..model.vocab import RECORD_VERSION, Executor, RunStatus
 from .gpus import GpuInfo
 from .extract import ExtractError, extract_value
 from .host import env_site_dirs, host_fingerprint, lock_match, package_set
-from .tree import Snapshot, stray_writes, take_snapshot
+from .tree import OutputState, Snapshot, output_state, stray_writes, take_snapshot
 from .plan import RunPlan
 from .records import record_bytes, redact, utc_stamp, write_atomic
 
-__all__ = ["MAX_STRAY_LISTED", "STALE_SLACK_S", "allowed_writes", "claim_metrics", "collect_outputs", "log_file",
+__all__ = ["MAX_STRAY_LISTED", "STALE_SLACK_S", "RunSnapshot", "allowed_writes", "claim_metrics", "collect_outputs", "log_file",
            "signal_name", "snapshot_before", "write_record"]
 
 #: Stray writes listed in a record; the message gives the total.
 MAX_STRAY_LISTED = 100
 
-#: Outputs modified this long before the run started are stale, not produced by the run.
+#: Without a snapshot from before the run: outputs modified this long before it started are
+#: stale, not produced by the run.
 STALE_SLACK_S = 2.0
+
+
+@dataclass(frozen=True)
+class RunSnapshot:
+    """The artifact tree as it was before the process started (:func:`snapshot_before`)."""
+
+    #: Metadata outside the places the run may write: what the stray-write check compares.
+    tree: Snapshot
+    #: Each declared output's state by its resolved relative path (None: absent): an output
+    #: counts as written by the run when its state changed.
+    outputs: dict[str, OutputState | None]
 
 
 def signal_name(number: int) -> str:
@@ -61,10 +74,24 @@ def _tree_digest(directory: Path, files: list[Path], digests: Mapping[Path, str 
     return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest(), total
 
 
-def collect_outputs(plan: RunPlan, started_epoch: float, messages: list[str]
+def _written(path: Path, rel: str, started_epoch: float, before: Mapping[str, OutputState | None] | None) -> bool:
+    """Whether the output at ``path`` was written during the run: with a snapshot, whether
+    anything in it (the file; for a directory, anything in its tree) was created, changed or
+    removed since; without one, whether its newest modification time is not older than the
+    start (less STALE_SLACK_S)."""
+    state = output_state(path)
+    if before is not None and rel in before:
+        return state != before[rel]
+    newest = max((meta[1] for meta in (state or {}).values()), default=0)
+    return newest / 1e9 >= started_epoch - STALE_SLACK_S
+
+
+def collect_outputs(plan: RunPlan, started_epoch: float, messages: list[str],
+                    before: Mapping[str, OutputState | None] | None = None
                     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Path]]:
     """The declared outputs this run produced, those it did not, and where the produced ones are.
 
+    ``before`` is :attr:`RunSnapshot.outputs` (see :func:`_written` for what "produced" means).
     Every file of every output is hashed in one parallel batch (large outputs hash at several
     GB/s on a few cores instead of one core's rate).
     """
@@ -85,9 +112,9 @@ def collect_outputs(plan: RunPlan, started_epoch: float, messages: list[str]
         path = resolved.path
         try:
             info = path.stat()
-            if info.st_mtime < started_epoch - STALE_SLACK_S:
-                messages.append(f"declared output {ident!r} ({rel}) was not written by this run "
-                                f"(last modified before it started)")
+            if not _written(path, rel, started_epoch, before):
+                why = "nothing in it changed while it ran" if path.is_dir() else "last modified before it started"
+                messages.append(f"declared output {ident!r} ({rel}) was not written by this run ({why})")
                 missing.append({"id": ident, "path": rel})
                 continue
             if path.is_dir():
@@ -172,9 +199,14 @@ def allowed_writes(plan: RunPlan) -> list[str]:
     return allowed
 
 
-def snapshot_before(plan: RunPlan) -> Snapshot:
-    """The artifact tree's metadata outside the allowed places, taken before the process starts."""
-    return take_snapshot(plan.artifact.root, [a for a in allowed_writes(plan) if a])
+def snapshot_before(plan: RunPlan) -> RunSnapshot:
+    """The artifact tree's metadata outside the allowed places, and the state of each declared
+    output, taken before the process starts."""
+    outputs: dict[str, OutputState | None] = {}
+    for _, rel, _ in plan.outputs:
+        resolved = resolve_inside(plan.artifact.root, rel, kind="any")
+        outputs[rel] = None if resolved.path is None else output_state(resolved.path)
+    return RunSnapshot(take_snapshot(plan.artifact.root, [a for a in allowed_writes(plan) if a]), outputs)
 
 
 def _host(plan: RunPlan, executor: Executor, host_gpus: list[GpuInfo], env_dir: Path | None) -> dict[str, Any]:
@@ -191,7 +223,7 @@ def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started:
                  duration_s: float, started_epoch: float, status: RunStatus, exit_status: int | None,
                  killed_by: int | None, host_gpus: list[GpuInfo], assigned: list[int],
                  environment: dict[str, str], messages: list[str],
-                 container: dict[str, Any] | None = None, before: Snapshot | None = None,
+                 container: dict[str, Any] | None = None, before: RunSnapshot | None = None,
                  env_dir: Path | None = None) -> dict[str, Any]:
     """Check the outputs and the tree, extract the metrics, and write ``record.json`` atomically;
     the record as written (plain JSON data).
@@ -203,11 +235,12 @@ def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started:
     ``before`` is the tree snapshot taken before the run (:func:`snapshot_before`); files
     created, changed or removed outside the allowed places since then fail the run.
     """
-    outputs, missing, paths = collect_outputs(plan, started_epoch, messages)
+    outputs, missing, paths = collect_outputs(plan, started_epoch, messages,
+                                              None if before is None else before.outputs)
     metrics, complete = claim_metrics(plan, paths, messages)
     stray: list[str] = []
     if before is not None:
-        stray = stray_writes(before, take_snapshot(plan.artifact.root, [a for a in allowed_writes(plan) if a]))
+        stray = stray_writes(before.tree, take_snapshot(plan.artifact.root, [a for a in allowed_writes(plan) if a]))
         if stray:
             shown = ", ".join(stray[:5]) + (f" and {len(stray) - 5} more" if len(stray) > 5 else "")
             messages.append(f"the run wrote outside its declared outputs ({len(stray)} file(s)): {shown}; "

@@ -12,10 +12,13 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["Snapshot", "stray_writes", "take_snapshot"]
+__all__ = ["OutputState", "Snapshot", "output_state", "stray_writes", "take_snapshot"]
 
 #: rel path -> (size, mtime in ns, inode, mode)
 Snapshot = dict[str, tuple[int, int, int, int]]
+
+#: rel path below an output ('' for the output itself) -> (size, mtime ns, ctime ns, inode, mode)
+OutputState = dict[str, tuple[int, int, int, int, int]]
 
 #: Version-control metadata is not the artifact's content (git touches its index on status).
 _SKIPPED_NAMES = frozenset({".git", ".hg", ".svn"})
@@ -61,3 +64,37 @@ def stray_writes(before: Snapshot, after: Snapshot) -> list[str]:
     changed = {rel for rel, meta in after.items() if before.get(rel) != meta}
     removed = set(before) - set(after)
     return sorted(changed | removed)
+
+
+def output_state(path: Path) -> OutputState | None:
+    """Metadata of a declared output: the file, or the directory and everything under it
+    (directories included, links not followed); None when nothing is there.
+
+    Two states differ exactly when something in the output was created, changed, renamed or
+    removed in between. The change time is part of it: a tool that restores an old
+    modification time (``cp -p``, an archive extracted with its times) still changes it.
+    """
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    out: OutputState = {"": (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode)}
+    if not os.path.isdir(path) or os.path.islink(path):
+        return out
+    stack = [("", str(path))]
+    while stack:
+        rel_dir, directory = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                meta = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            out[rel] = (meta.st_size, meta.st_mtime_ns, meta.st_ctime_ns, meta.st_ino, meta.st_mode)
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((rel, entry.path))
+    return out
