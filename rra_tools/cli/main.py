@@ -91,14 +91,17 @@ def init(directory: str, artifact_id: str | None, title: str | None) -> None:
     """Write a starting rra.yaml (with a $schema line for editors); never overwrites one."""
     from pathlib import Path
 
-    from ..build.init import AlreadyExists, scaffold
+    import shlex
+
+    from ..build.init import AlreadyExists, InvalidValue, scaffold
 
     try:
         path = scaffold(Path(directory), artifact_id=artifact_id, title=title)
-    except AlreadyExists as exc:
+    except (AlreadyExists, InvalidValue) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    click.echo(f"wrote {path}; fill in the TODOs, then run: rra validate {directory}")
+    # Quoted: the line is meant to be pasted into a shell as it is.
+    click.echo(f"wrote {path}; fill in the TODOs, then run: rra validate {shlex.quote(directory)}")
 
 
 @cli.group()

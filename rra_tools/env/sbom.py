@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .artifact import Artifact
+from .artifact import Artifact, ArtifactError
 from .locks import LockFile, read_lock
 
 __all__ = ["SBOM_NAMESPACE", "build_sbom", "sbom_for", "sbom_timestamp", "tree_digest"]
@@ -60,8 +60,22 @@ def tree_digest(root: Path, exclude: frozenset[Path] = frozenset()) -> str:
     return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
 
 
+def _refuse_placeholders(artifact: Artifact) -> None:
+    """ArtifactError when a license the SBOM would publish is placeholder text (RRA214)."""
+    from ..validate.rules.unfinished import is_placeholder
+
+    licenses = [("code.license", artifact.manifest.code.license)]
+    licenses += [(f"data[{i}].license", source.license) for i, source in enumerate(artifact.manifest.data)]
+    for where, value in licenses:
+        if is_placeholder(value):
+            raise ArtifactError(f"{artifact.manifest_path}: {where} is a placeholder ({value!r}), not a license; "
+                                "fill it in before writing an SBOM ('rra validate' reports it as RRA214)")
+
+
 def build_sbom(artifact: Artifact, lock: LockFile | None = None) -> str:
-    """The artifact's SBOM as CycloneDX 1.6 JSON text (indent 2, trailing newline)."""
+    """The artifact's SBOM as CycloneDX 1.6 JSON text (indent 2, trailing newline); ArtifactError
+    when a license is still placeholder text."""
+    _refuse_placeholders(artifact)
     from cyclonedx.model import ExternalReference, ExternalReferenceType, HashAlgorithm, HashType, Property, XsUri
     from cyclonedx.model.bom import Bom, BomMetaData
     from cyclonedx.model.component import Component, ComponentType

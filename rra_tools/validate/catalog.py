@@ -108,6 +108,8 @@ _ALL = [
        "A regex extraction does not compile or lacks the capturing group it names."),
     _r("RRA211", "parameter-default-invalid", E, f"{_MANIFEST}#launchers",
        "A parameter's default or choices do not match its type, or the default is not a choice."),
+    _r("RRA214", "unfinished-value", E, f"{_MANIFEST}#unfinished-values",
+       "A string value is placeholder text (TODO, TBD or FIXME) left to be filled in."),
     # Files and paths.
     _r("RRA301", "path-escapes-root", E, f"{_MANIFEST}#paths",
        "A path is absolute or uses '..' to leave the artifact root."),

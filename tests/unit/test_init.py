@@ -1,25 +1,69 @@
-"""``rra init`` writes a manifest with a $schema line that validates, and never overwrites one."""
+"""``rra init`` writes a manifest with a $schema line, keeps the id and title it is given exactly
+(or refuses them), prints a next step a shell can run, and never overwrites a manifest. Its
+TODOs are findings until they are filled in (RRA214), and ``rra sbom`` will not publish them."""
 
 from __future__ import annotations
 
+import json
+import shlex
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from rra_tools.cli.main import cli
-from rra_tools.validate import validate_path
+from rra_tools.io.source import parse_document
+from tests.rra_cli import rra
 
 
-def test_init_writes_a_valid_manifest_with_schema_line(tmp_path: Path) -> None:
+def _validate(target: Path) -> tuple[int, list[str]]:
+    done = rra("validate", "-f", "json", str(target))
+    [result] = json.loads(done.stdout)["results"]
+    return done.returncode, [d["code"] for d in result["diagnostics"]]
+
+
+def test_init_writes_a_manifest_whose_todos_are_findings(tmp_path: Path) -> None:
     target = tmp_path / "My Paper (2026)"
-    result = CliRunner().invoke(cli, ["init", str(target)])
-    assert result.exit_code == 0, result.output
+    done = rra("init", str(target))
+    assert done.returncode == 0, done.stderr
     text = (target / "rra.yaml").read_text()
     assert text.startswith("# yaml-language-server: $schema=https://rra.dev/schemas/1.0/manifest.schema.json\n")
-    assert "id: my-paper-2026\n" in text
-    report = validate_path(target)
-    # Only the lock the author still has to add is reported.
-    assert [d.code for d in report.diagnostics] == ["RRA404"]
+    assert 'id: "my-paper-2026"\n' in text
+    # The template's four TODOs are errors until filled in; the lock is still to add.
+    status, codes = _validate(target)
+    assert (status, sorted(codes)) == (1, ["RRA214"] * 4 + ["RRA404"])
+    sbom = rra("sbom", str(target))
+    assert (sbom.returncode, sbom.stdout) == (2, "")
+    assert sbom.stderr == (f"error: {target / 'rra.yaml'}: code.license is a placeholder ('TODO: SPDX license, "
+                           "e.g. MIT'), not a license; fill it in before writing an SBOM ('rra validate' reports it "
+                           "as RRA214)\n")
+
+
+def test_init_keeps_the_title_and_id_exactly(tmp_path: Path) -> None:
+    title = "A \"quoted\": title #1 & 'more'"
+    done = rra("init", str(tmp_path / "t"), "--id", "2024", "--title", title)
+    assert done.returncode == 0, done.stderr
+    data = parse_document((tmp_path / "t" / "rra.yaml").read_text()).data
+    assert (data["id"], data["title"]) == ("2024", title)
+    assert _validate(tmp_path / "t")[1].count("RRA214") == 4  # nothing else broke
+
+
+def test_init_refuses_an_invalid_id_or_title(tmp_path: Path) -> None:
+    done = rra("init", str(tmp_path / "a"), "--id", "a: b")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("error: artifact id 'a: b' is not valid: use 1-128 ASCII letters, digits, '.', '_' or '-', "
+                           "starting with a letter or digit, e.g. 'a-b'\n")
+    done = rra("init", str(tmp_path / "a"), "--title", "two\nlines")
+    assert (done.returncode, done.stderr) == (2, "error: title 'two\\nlines' holds the control character U+000A; "
+                                                 "a title is one line of visible text\n")
+    assert not (tmp_path / "a").exists()
+
+
+def test_init_prints_a_next_step_a_shell_can_run(tmp_path: Path) -> None:
+    directory = "it's a $dir"
+    done = rra("init", directory, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    step = done.stdout.rstrip("\n").split("then run: ", 1)[1]
+    assert shlex.split(step) == ["rra", "validate", directory]
 
 
 def test_init_never_overwrites(tmp_path: Path) -> None:

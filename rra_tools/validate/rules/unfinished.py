@@ -1,0 +1,50 @@
+"""Unfinished values: placeholder text such as ``TODO: SPDX license`` left in a manifest (RRA214).
+
+``rra init`` writes a manifest whose unknowns read ``"TODO: ..."``; it is schema-valid so
+editors help while it is filled in, and this rule is what keeps a half-filled manifest from
+validating clean (and ``rra sbom`` from publishing ``TODO`` as a license).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ..context import Context, Finding, Pointer
+from . import check
+
+__all__ = ["PLACEHOLDER", "is_placeholder"]
+
+#: A placeholder word at the start of a string (after spaces or tabs), standing alone: ``TODO``,
+#: ``TODO: license`` and ``TBD.`` match; ``TODOs`` or ``Today`` do not. Capitals only, as written
+#: by people and templates to stand out (spec/02-manifest.md#unfinished-values).
+PLACEHOLDER = re.compile(r"[ \t]*(TODO|TBD|FIXME)(?![A-Za-z0-9_])")
+
+
+def is_placeholder(value: str) -> bool:
+    """True when ``value`` is placeholder text.
+
+    >>> is_placeholder("TODO: SPDX license, e.g. MIT"), is_placeholder("TODOs of the paper")
+    (True, False)
+    """
+    return PLACEHOLDER.match(value) is not None
+
+
+@check("RRA214")
+def unfinished_values(ctx: Context) -> Iterator[Finding]:
+    """Every string value (not key) outside x-* extensions that is placeholder text."""
+    stack: list[tuple[Pointer, Any]] = [((), ctx.data)]
+    while stack:
+        pointer, node = stack.pop()
+        items = node.items() if isinstance(node, Mapping) else enumerate(node)
+        for key, value in items:
+            if isinstance(key, str) and key.startswith("x-"):
+                continue  # extensions are the tools' business, not the standard's
+            if isinstance(value, str):
+                # Cheap test first: a manifest may hold a million strings.
+                if value[:1] in " \tTF" and PLACEHOLDER.match(value) is not None:
+                    yield Finding("RRA214", f"{value!r} is a placeholder, not a value", (*pointer, key),
+                                  "replace it with the real value (or remove the field when it is optional)")
+            elif isinstance(value, (dict, list)):
+                stack.append(((*pointer, key), value))
