@@ -1,9 +1,10 @@
 """Regenerate the committed generated files: ``python -m rra_tools._generate [--check]``.
 
 Writes the JSON Schemas into ``schemas/``, the rule pages into ``docs/rules/``, the CLI
-reference into ``docs/cli.md`` and the table of ``rra env check``'s codes into
-``docs/environment.md`` (between its generated-block markers). With ``--check`` nothing is written; the exit
-status is 1 and the stale files are named when anything differs.
+reference into ``docs/cli.md``, the table of ``rra env check``'s codes into
+``docs/environment.md`` and the field tables of ``spec/02-manifest.md`` (both between their
+generated-block markers; see :mod:`rra_tools.model.spec_tables`). With ``--check`` nothing is
+written; the exit status is 1 and the stale files are named when anything differs.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ def generated_files() -> dict[Path, str]:
     # import would let that part's files drift while --check still passed.
     from .cli.reference import cli_reference
     from .model.schema import generated_schemas
+    from .model.spec_tables import with_field_tables
     from .validate.rule_docs import env_codes_table, generated_rule_pages
 
     files = {ROOT / "schemas" / name: text for name, text in generated_schemas().items()}
@@ -29,6 +31,8 @@ def generated_files() -> dict[Path, str]:
     files.update({ROOT / "docs" / "rules" / name: text for name, text in generated_rule_pages().items()})
     environment = ROOT / "docs" / "environment.md"
     files[environment] = with_block(environment.read_text(encoding="utf-8"), "env-codes", env_codes_table())
+    manifest_spec = ROOT / "spec" / "02-manifest.md"
+    files[manifest_spec] = with_field_tables(manifest_spec.read_text(encoding="utf-8"))
     return files
 
 

@@ -38,10 +38,14 @@ def test_generate_check_mode_reports_drift(tmp_path: Path) -> None:
     environment = copy / "docs" / "environment.md"
     environment.write_text(environment.read_text(encoding="utf-8").replace("| lock-digest-mismatch |", "| lock-digest-mismatched |", 1),
                            encoding="utf-8")
+    # ... and a field table of the spec that states another default than the model's.
+    spec = copy / "spec" / "02-manifest.md"
+    spec.write_text(spec.read_text(encoding="utf-8").replace("| no, `cpython` |", "| no, `pypy` |", 1),
+                    encoding="utf-8")
     proc = _generate(copy, "--check")
     assert proc.returncode == 1
     assert proc.stdout.splitlines() == ["stale: schemas/rra-manifest-1.0.schema.json", "stale: docs/rules/RRA401.md",
-                                        "stale: docs/environment.md",
+                                        "stale: docs/environment.md", "stale: spec/02-manifest.md",
                                         "run 'python -m rra_tools._generate' to regenerate"], proc.stdout
     # Without --check the generator repairs the copy, and leaves the real checkout alone.
     assert _generate(copy).returncode == 0
