@@ -2,8 +2,9 @@
 
 Writes the JSON Schemas into ``schemas/``, the rule pages into ``docs/rules/``, the CLI
 reference into ``docs/cli.md``, the table of ``rra env check``'s codes into
-``docs/environment.md`` and the field tables of ``spec/02-manifest.md`` (both between their
-generated-block markers; see :mod:`rra_tools.model.spec_tables`). With ``--check`` nothing is
+``docs/environment.md``, the field tables of ``spec/02-manifest.md`` (see
+:mod:`rra_tools.model.spec_tables`) and the rule catalog of ``spec/06-rules.md`` (the last three
+between generated-block markers). With ``--check`` nothing is
 written; the exit status is 1 and the stale files are named when anything differs.
 """
 
@@ -24,7 +25,7 @@ def generated_files() -> dict[Path, str]:
     from .cli.reference import cli_reference
     from .model.schema import generated_schemas
     from .model.spec_tables import with_field_tables
-    from .validate.rule_docs import env_codes_table, generated_rule_pages
+    from .validate.rule_docs import catalog_table, env_codes_table, generated_rule_pages
 
     files = {ROOT / "schemas" / name: text for name, text in generated_schemas().items()}
     files[ROOT / "docs" / "cli.md"] = cli_reference()
@@ -33,6 +34,8 @@ def generated_files() -> dict[Path, str]:
     files[environment] = with_block(environment.read_text(encoding="utf-8"), "env-codes", env_codes_table())
     manifest_spec = ROOT / "spec" / "02-manifest.md"
     files[manifest_spec] = with_field_tables(manifest_spec.read_text(encoding="utf-8"))
+    rules_spec = ROOT / "spec" / "06-rules.md"
+    files[rules_spec] = with_block(rules_spec.read_text(encoding="utf-8"), "rule-catalog", catalog_table(ROOT / "spec"))
     return files
 
 

@@ -27,6 +27,8 @@ class EnvRule:
     name: str
     severity: Severity
     summary: str
+    #: The part of the specification whose fields the machine is compared with.
+    section: str = "spec/02-manifest.md#environment"
 
 
 ENV_RULES: dict[str, EnvRule] = {r.code: r for r in (

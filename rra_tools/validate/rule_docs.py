@@ -47,6 +47,7 @@ __all__ = [
     "BASE_FILES",
     "BASE_MANIFEST",
     "DOCS_DIR",
+    "catalog_table",
     "RuleDoc",
     "generated_rule_pages",
     "index_page",
@@ -445,6 +446,50 @@ def env_codes_table() -> str:
     for code in sorted(ENV_RULES):
         rule = ENV_RULES[code]
         lines.append(f"| [{code}](rules/{code}.md) | {rule.name} | {rule.severity.label} | {_cell(rule.summary)} |")
+    return "\n".join(lines) + "\n"
+
+
+def _checked_by(rule: Rule) -> str:
+    if rule.status != "stable":
+        return rule.status
+    return "validator" if rule.enabled else "validator, when selected"
+
+
+def _slug(heading: str) -> str:
+    # The anchor a Markdown renderer gives a heading (GitHub's rule): lower case, punctuation
+    # dropped, spaces to hyphens.
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _section_title(section: str, spec: Path) -> str:
+    """``part 2, Claims`` for ``spec/02-manifest.md#claims``; ValueError when no such heading."""
+    name, _, anchor = section.removeprefix("spec/").partition("#")
+    path = spec / name
+    part = f"part {int(name.split('-', 1)[0])}" if path.is_file() else ""
+    headings = {_slug(h): h.strip() for h in re.findall(r"^#{2,6} (.+)$", path.read_text(encoding="utf-8"), re.M)} \
+        if part else {}
+    if not part or (anchor and anchor not in headings):
+        raise ValueError(f"section {section!r} names no heading of the specification")
+    return f"{part}, {headings[anchor]}" if anchor else part
+
+
+def catalog_table(spec: Path) -> str:
+    """The normative table of every code (spec/06-rules.md): code, name, default severity, who
+    reports it, the version that added it and the section of the specification (in the folder
+    ``spec``) it enforces. ValueError when a section names no heading there."""
+    from ..env.check import ENV_RULES
+
+    lines = ["| Code | Name | Default severity | Reported by | Added | Section |", "|---|---|---|---|---|---|"]
+    for code in sorted({*RULES, *ENV_RULES}):
+        if code in RULES:
+            rule = RULES[code]
+            row = (rule.name, rule.severity.label, _checked_by(rule), rule.added, rule.section)
+        else:
+            env = ENV_RULES[code]
+            row = (env.name, env.severity.label, "environment check", "1.0", env.section)
+        name, severity, who, added, section = row
+        link = f"[{_section_title(section, spec)}]({section.removeprefix('spec/')})"
+        lines.append(f"| `{code}` | {name} | {severity} | {who} | {added} | {link} |")
     return "\n".join(lines) + "\n"
 
 

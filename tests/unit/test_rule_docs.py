@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -229,3 +230,28 @@ def test_explain_unknown_rule_is_a_usage_error() -> None:
     assert result.exit_code == 2
     assert "unknown rule 'RRA999'" in result.output
     assert render_explain("RRA999") is None
+
+
+def test_spec_rule_catalog_lists_every_code_with_its_name_and_severity() -> None:
+    from rra_tools.env.check import ENV_RULES
+
+    spec = (REPO / "spec" / "06-rules.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(RRA\d{3})` \| ([a-z0-9-]+) \| (\w+) \| ([a-z, ]+) \|", spec, re.M)
+    assert [code for code, *_ in rows] == sorted({*RULES, *ENV_RULES})
+    for code, name, severity, reported_by in rows:
+        rule = RULES.get(code) or ENV_RULES[code]
+        assert (name, severity) == (rule.name, rule.severity.label), code
+        assert reported_by == ("environment check" if code in ENV_RULES else
+                               "validator" if RULES[code].enabled else "validator, when selected"), code
+
+
+def test_a_rule_section_without_its_heading_is_refused(tmp_path: Path) -> None:
+    from rra_tools.validate.rule_docs import catalog_table
+
+    shutil.copytree(REPO / "spec", tmp_path / "spec")
+    overview = tmp_path / "spec" / "01-overview.md"
+    overview.write_text(overview.read_text(encoding="utf-8").replace("\n## Limits\n", "\n## Bounds\n"),
+                        encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^section 'spec/01-overview.md#limits' names no heading of the "
+                                         r"specification$"):
+        catalog_table(tmp_path / "spec")
