@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .main import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from ..errors import ExitStatus
 
 __all__ = ["run_conformance"]
 
@@ -16,22 +16,17 @@ def run_conformance(*, impl: str | None, tags: str | None, strict_codes: bool, j
                     suite: str | None, timeout: float, verbose: bool) -> int:
     """Run the suite; return the exit code."""
     from ..conformance import command_impl, in_process_impl, load_suite, run_suite, suite_path
-    from ..conformance.cases import CaseError
     from ..conformance.report import render_junit, render_table
     from ..conformance.runner import Outcome
 
-    try:
-        suite_dir = Path(suite) if suite else suite_path()
-        cases = load_suite(suite_dir)
-    except CaseError as exc:
-        click.echo(f"error: {exc}", err=True)
-        return EXIT_USAGE
+    suite_dir = Path(suite) if suite else suite_path()
+    cases = load_suite(suite_dir)
     if tags:
         wanted = {t.strip() for t in tags.split(",") if t.strip()}
         cases = [c for c in cases if wanted & set(c.case.tags)]
     if not cases:
         click.echo("error: no case matches the selection", err=True)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     implementation = command_impl(impl, timeout) if impl else in_process_impl
     total = len(cases)
     tty = sys.stderr.isatty()
@@ -48,4 +43,4 @@ def run_conformance(*, impl: str | None, tags: str | None, strict_codes: bool, j
     click.echo(render_table(outcomes, verbose=verbose), nl=False)
     if junit:
         Path(junit).write_text(render_junit(outcomes), encoding="utf-8")
-    return EXIT_OK if all(o.passed for o in outcomes) else EXIT_FINDINGS
+    return ExitStatus.OK if all(o.passed for o in outcomes) else ExitStatus.FINDINGS

@@ -6,39 +6,17 @@ Only click is imported at module level; the library is imported inside each comm
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
+from ..errors import ExitStatus
+
 __all__ = ["env", "lock", "sbom"]
-
-#: Exit codes: 0 fine, 1 mismatches or a failed operation, 2 usage error or unreadable input.
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-T = TypeVar("T")
 
 _ARTIFACT = click.argument("artifact", default=".", type=click.Path(exists=False))
 _PYTHON = click.option("--python", "python", metavar="PYTHON", default=None,
                        help="Interpreter of the environment to use.  [default: the one running rra]")
-
-
-def _guard(action: Callable[[], T]) -> T:
-    """Run ``action``; map the library's errors to a message and an exit code, in one place."""
-    from ..env.artifact import ArtifactError
-    from ..env.create import CreateError
-    from ..env.live import LiveEnvError
-    from ..env.locks import LockError
-    from ..env.resolve import ResolveError, UvNotFound
-
-    try:
-        return action()
-    except (ArtifactError, LockError, LiveEnvError, UvNotFound) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    except (ResolveError, CreateError) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_FAILED)
 
 
 @click.command()
@@ -62,27 +40,24 @@ def lock(artifact: str, from_env: bool, fmt: str, output: str | None, python_ver
     from ..env.resolve import lock_from_env, lock_from_requirements
     from ..io.digest import sha256_file
 
-    def act() -> None:
-        loaded = load_artifact(Path(artifact))
-        current = loaded.manifest.environment.lock
-        rel = output or (current.path if current is not None and str(current.format) == "pylock" else "pylock.toml")
-        target = loaded.inside(rel)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if from_env:
-            result = lock_from_env(target, python)
-        else:
-            result = lock_from_requirements(loaded, target, python_version)
-        parsed = read_lock(target, "pylock", display=rel)
-        digest = sha256_file(target)
-        update_lock_block(loaded.manifest_path, rel, fmt, digest)
-        click.echo(f"wrote {rel}: {len(parsed.packages)} packages, sha256 {digest}")
-        if result.sources:
-            click.echo(f"resolved from: {', '.join(result.sources)}")
-        for name in result.unhashed:
-            click.echo(f"warning: {name} is installed from a local directory; recorded without hashes", err=True)
-        click.echo(f"recorded environment.lock in {loaded.manifest_path.name}")
-
-    _guard(act)
+    loaded = load_artifact(Path(artifact))
+    current = loaded.manifest.environment.lock
+    rel = output or (current.path if current is not None and str(current.format) == "pylock" else "pylock.toml")
+    target = loaded.inside(rel)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if from_env:
+        result = lock_from_env(target, python)
+    else:
+        result = lock_from_requirements(loaded, target, python_version)
+    parsed = read_lock(target, "pylock", display=rel)
+    digest = sha256_file(target)
+    update_lock_block(loaded.manifest_path, rel, fmt, digest)
+    click.echo(f"wrote {rel}: {len(parsed.packages)} packages, sha256 {digest}")
+    if result.sources:
+        click.echo(f"resolved from: {', '.join(result.sources)}")
+    for name in result.unhashed:
+        click.echo(f"warning: {name} is installed from a local directory; recorded without hashes", err=True)
+    click.echo(f"recorded environment.lock in {loaded.manifest_path.name}")
 
 
 @click.group()
@@ -104,36 +79,33 @@ def env_check(artifact: str, python: str | None, fmt: str, no_gpu: bool) -> None
     from ..env.live import gpu_inventory, inspect_python
     from ..validate.diagnostics import Severity
 
-    def act() -> int:
-        loaded = load_artifact(Path(artifact))
-        live = inspect_python(python)
-        gpus = None if no_gpu else gpu_inventory()
-        diagnostics = check_environment(loaded, live, gpus, hardware=not no_gpu)
-        errors = sum(1 for d in diagnostics if d.severity >= Severity.ERROR)
-        if fmt == "json":
-            import json
+    loaded = load_artifact(Path(artifact))
+    live = inspect_python(python)
+    gpus = None if no_gpu else gpu_inventory()
+    diagnostics = check_environment(loaded, live, gpus, hardware=not no_gpu)
+    errors = sum(1 for d in diagnostics if d.severity >= Severity.ERROR)
+    if fmt == "json":
+        import json
 
-            payload: dict[str, Any] = {
-                "artifact": loaded.manifest.id, "python": live.executable, "python_version": live.python_version,
-                "diagnostics": [{"code": d.code, "name": d.name, "severity": d.severity.label, "message": d.message,
-                                 "pointer": d.pointer, "file": d.file, "line": d.line, "hint": d.hint, "url": d.url}
-                                for d in diagnostics],
-                "errors": errors,
-                "warnings": sum(1 for d in diagnostics if d.severity == Severity.WARNING),
-            }
-            click.echo(json.dumps(payload, indent=2))
-        else:
-            for d in diagnostics:
-                where = f"{d.file}:{d.line}: " if d.file and d.line else (f"{d.file}: " if d.file else "")
-                click.echo(f"{where}{d.severity.label} {d.code} [{d.name}] {d.message}"
-                           + (f" (at {d.pointer})" if d.pointer else ""))
-                if d.hint:
-                    click.echo(f"  hint: {d.hint}")
-            click.echo(f"{live.executable} (Python {live.python_version}) vs {loaded.manifest.id}: "
-                       f"{errors} error(s), {len(diagnostics) - errors} other finding(s)")
-        return EXIT_FAILED if errors else EXIT_OK
-
-    sys.exit(_guard(act))
+        payload: dict[str, Any] = {
+            "artifact": loaded.manifest.id, "python": live.executable, "python_version": live.python_version,
+            "diagnostics": [{"code": d.code, "name": d.name, "severity": d.severity.label, "message": d.message,
+                             "pointer": d.pointer, "file": d.file, "line": d.line, "hint": d.hint, "url": d.url}
+                            for d in diagnostics],
+            "errors": errors,
+            "warnings": sum(1 for d in diagnostics if d.severity == Severity.WARNING),
+        }
+        click.echo(json.dumps(payload, indent=2))
+    else:
+        for d in diagnostics:
+            where = f"{d.file}:{d.line}: " if d.file and d.line else (f"{d.file}: " if d.file else "")
+            click.echo(f"{where}{d.severity.label} {d.code} [{d.name}] {d.message}"
+                       + (f" (at {d.pointer})" if d.pointer else ""))
+            if d.hint:
+                click.echo(f"  hint: {d.hint}")
+        click.echo(f"{live.executable} (Python {live.python_version}) vs {loaded.manifest.id}: "
+                   f"{errors} error(s), {len(diagnostics) - errors} other finding(s)")
+    sys.exit(ExitStatus.FINDINGS if errors else ExitStatus.OK)
 
 
 @env.command("create")
@@ -150,28 +122,25 @@ def env_create(artifact: str, python: str | None, cache_dir: str | None) -> None
     from ..env.artifact import load_artifact
     from ..env.create import CreateError, create_env
 
-    def act() -> None:
-        loaded = load_artifact(Path(artifact))
-        ref = loaded.manifest.environment.lock
-        lock_path = loaded.lock_path()
-        if ref is None or lock_path is None:
-            raise CreateError(f"{loaded.manifest_path.name} names no lock (environment.lock); run 'rra lock' first")
-        if python is None:
-            # The running interpreter when it is the declared one; else let uv find the declared version.
-            wanted = loaded.manifest.environment.interpreter.version.split(".")
-            running = [str(v) for v in sys.version_info[: len(wanted)]]
-            chosen = sys.executable if running == wanted else ".".join(wanted)
-        else:
-            chosen = python
-        built = create_env(lock_path, str(ref.format), python=chosen,
-                           cache=Path(cache_dir) if cache_dir else None, expected_sha256=ref.sha256,
-                           display=ref.path)
-        state = "reused" if built.reused else "built"
-        click.echo(f"{state} {built.path} ({built.packages} packages from {ref.path}, sha256 {built.lock_sha256[:16]})",
-                   err=True)
-        click.echo(str(built.python))
-
-    _guard(act)
+    loaded = load_artifact(Path(artifact))
+    ref = loaded.manifest.environment.lock
+    lock_path = loaded.lock_path()
+    if ref is None or lock_path is None:
+        raise CreateError(f"{loaded.manifest_path.name} names no lock (environment.lock); run 'rra lock' first")
+    if python is None:
+        # The running interpreter when it is the declared one; else let uv find the declared version.
+        wanted = loaded.manifest.environment.interpreter.version.split(".")
+        running = [str(v) for v in sys.version_info[: len(wanted)]]
+        chosen = sys.executable if running == wanted else ".".join(wanted)
+    else:
+        chosen = python
+    built = create_env(lock_path, str(ref.format), python=chosen,
+                       cache=Path(cache_dir) if cache_dir else None, expected_sha256=ref.sha256,
+                       display=ref.path)
+    state = "reused" if built.reused else "built"
+    click.echo(f"{state} {built.path} ({built.packages} packages from {ref.path}, sha256 {built.lock_sha256[:16]})",
+               err=True)
+    click.echo(str(built.python))
 
 
 @click.command()
@@ -185,11 +154,8 @@ def sbom(artifact: str, output: str | None) -> None:
     from ..env.artifact import load_artifact, write_atomic
     from ..env.sbom import sbom_for
 
-    def act() -> None:
-        text = sbom_for(load_artifact(Path(artifact)))
-        if output is None:
-            click.echo(text, nl=False)
-        else:
-            write_atomic(Path(output), text.encode("utf-8"))
-
-    _guard(act)
+    text = sbom_for(load_artifact(Path(artifact)))
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomic(Path(output), text.encode("utf-8"))

@@ -1,9 +1,9 @@
 """Optional extras: which one a missing module belongs to, and the one message that says so.
 
 Commands import their heavy dependencies lazily (so ``rra --help`` stays fast); when one of them
-is not installed the import fails deep inside a command. :func:`main <rra_tools.cli.main.main>`
-catches that failure once for every command and prints :func:`missing_extra_message` instead
-of a traceback.
+is not installed the import fails deep inside a command. The CLI's error mapper
+(:func:`rra_tools.cli.errors.as_failure`) catches that failure once for every command and prints
+:func:`missing_extra_message` after ``error:`` instead of a traceback.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def missing_extra_message(module: str, extra: str) -> str:
     """The message for a command whose optional dependency ``module`` cannot be imported.
 
     >>> print(missing_extra_message("cyclonedx", "env"))
-    error: this command needs the optional extra 'env' ('cyclonedx' cannot be imported); install it with: pip install 'rra-tools[env]'
+    this command needs the optional extra 'env' ('cyclonedx' cannot be imported); install it with: pip install 'rra-tools[env]'
     """
-    return (f"error: this command needs the optional extra {extra!r} ({module!r} cannot be imported); "
+    return (f"this command needs the optional extra {extra!r} ({module!r} cannot be imported); "
             f"install it with: pip install 'rra-tools[{extra}]'")

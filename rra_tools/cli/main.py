@@ -8,16 +8,14 @@ from typing import Any
 import click
 
 from .. import SPEC_VERSION, __version__
+from .errors import RRAGroup
 
 __all__ = ["cli", "entry", "main"]
-
-#: Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error or unreadable input.
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 FORMATS = ("text", "json", "sarif", "github")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=RRAGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, "-V", "--version",
                       message=f"rra %(version)s (RRA standard {SPEC_VERSION})")
 def cli() -> None:
@@ -93,13 +91,9 @@ def init(directory: str, artifact_id: str | None, title: str | None) -> None:
 
     import shlex
 
-    from ..build.init import AlreadyExists, InvalidValue, scaffold
+    from ..builder.init import scaffold
 
-    try:
-        path = scaffold(Path(directory), artifact_id=artifact_id, title=title)
-    except (AlreadyExists, InvalidValue) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+    path = scaffold(Path(directory), artifact_id=artifact_id, title=title)
     # Quoted: the line is meant to be pasted into a shell as it is.
     click.echo(f"wrote {path}; fill in the TODOs, then run: rra validate {shlex.quote(directory)}")
 
@@ -154,18 +148,9 @@ cli.add_command(provenance)
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """Run the CLI; click maps usage errors to exit code 2, and a missing optional extra is
-    named (exit code 2) instead of a traceback."""
-    try:
-        return cli.main(args=argv, prog_name="rra")
-    except ImportError as exc:
-        from .extras import extra_for, missing_extra_message
-
-        found = extra_for(exc)
-        if found is None:
-            raise
-        click.echo(missing_extra_message(*found), err=True)
-        sys.exit(EXIT_USAGE)
+    """Run the CLI: click maps usage errors to exit status 2, :class:`RRAGroup` maps library
+    errors to ``error:`` and their exit status."""
+    return cli.main(args=argv, prog_name="rra")
 
 
 #: Commands after which the ``rra`` process ends without interpreter finalization.

@@ -18,10 +18,6 @@ if TYPE_CHECKING:
 
 __all__ = ["attach", "discover", "provenance", "pull", "push"]
 
-#: Exit codes: 0 done, 1 the operation failed (registry, integrity), 2 usage error or unreadable input.
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -95,32 +91,6 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def _guard(action: Callable[[], T]) -> T:
-    """Run ``action``; map the library's errors to a message and an exit code, in one place."""
-    # A missing 'oci' extra (oras) is named by main(), like every other missing extra.
-    from ..oci.errors import OCIError, PackError, UnpackError
-    from ..oci.provenance import ProvenanceError
-    from ..oci.registry import InvalidReference, RegistryError
-
-    try:
-        return action()
-    except InvalidReference as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    except (RegistryError, UnpackError, PackError) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_FAILED)
-    except OCIError as exc:
-        click.echo(f"error: {exc.code} {exc.message}", err=True)
-        sys.exit(EXIT_FAILED)
-    except ProvenanceError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_FAILED)
-    except FileNotFoundError as exc:
-        click.echo(f"error: {exc.filename or exc}: no such file or directory", err=True)
-        sys.exit(EXIT_USAGE)
-
-
 def _client(ref: Reference, view: _ProgressView, plain_http: bool | None, insecure: bool, workers: int,
             retries: int) -> RegistryClient:
     from ..oci.registry import RegistryClient, RetryPolicy
@@ -146,30 +116,27 @@ def push(source: str, ref: str, ref_name: str | None, plain_http: bool | None, i
     """
     from pathlib import Path
 
-    def act() -> None:
-        from ..oci.push import push as do_push
-        from ..oci.registry import Reference
+    from ..oci.push import push as do_push
+    from ..oci.registry import Reference
 
-        target = Reference.parse(ref)
-        view = _ProgressView("push", quiet)
-        with _client(target, view, plain_http, insecure, workers, retries) as client:
-            result = do_push(Path(source), target, client, ref_name=ref_name)
-        view.finish()
-        if fmt == "json":
-            import json
+    target = Reference.parse(ref)
+    view = _ProgressView("push", quiet)
+    with _client(target, view, plain_http, insecure, workers, retries) as client:
+        result = do_push(Path(source), target, client, ref_name=ref_name)
+    view.finish()
+    if fmt == "json":
+        import json
 
-            click.echo(json.dumps({"reference": str(result.reference), "digest": result.digest,
-                                   "size": result.size, "mediaType": result.media_type,
-                                   "uploaded": result.uploaded, "skipped": result.skipped,
-                                   "bytes_uploaded": result.bytes_uploaded,
-                                   "referrers_tag": result.referrers_tag}, indent=2))
-        else:
-            click.echo(f"pushed {result.reference} {result.digest}")
-            if not quiet:
-                click.echo(f"{len(result.uploaded)} blob(s) uploaded ({_size(result.bytes_uploaded)}), "
-                           f"{len(result.skipped)} already there", err=True)
-
-    _guard(act)
+        click.echo(json.dumps({"reference": str(result.reference), "digest": result.digest,
+                               "size": result.size, "mediaType": result.media_type,
+                               "uploaded": result.uploaded, "skipped": result.skipped,
+                               "bytes_uploaded": result.bytes_uploaded,
+                               "referrers_tag": result.referrers_tag}, indent=2))
+    else:
+        click.echo(f"pushed {result.reference} {result.digest}")
+        if not quiet:
+            click.echo(f"{len(result.uploaded)} blob(s) uploaded ({_size(result.bytes_uploaded)}), "
+                       f"{len(result.skipped)} already there", err=True)
 
 
 @click.command()
@@ -192,35 +159,32 @@ def pull(ref: str, output: str, only: str | None, as_layout: bool, plain_http: b
 
     roles = None if only is None else [r.strip() for r in only.split(",") if r.strip()]
 
-    def act() -> None:
-        if ref.startswith("oci-layout:"):
-            # The embedded default: a layout on disk (from 'rra pack' or 'skopeo copy'), no registry.
-            from ..oci.layout import resolve
-            from ..oci.unpack import unpack_layers
-            from ..validate.oci_layout import parse_layout_target
+    if ref.startswith("oci-layout:"):
+        # The embedded default: a layout on disk (from 'rra pack' or 'skopeo copy'), no registry.
+        from ..oci.layout import resolve
+        from ..oci.unpack import unpack_layers
+        from ..validate.oci_layout import parse_layout_target
 
-            if as_layout:
-                raise click.UsageError("--layout copies from a registry; the source is already a layout")
-            layout, ref_name = parse_layout_target(ref)
-            descriptor, manifest = resolve(Path(layout), ref_name)
-            unpack_layers(Path(layout), manifest, Path(output), only_roles=roles)
-            click.echo(f"unpacked {ref} {descriptor.digest} into {output}")
-            return
-        from ..oci.pull import fetch_layout
-        from ..oci.pull import pull as do_pull
-        from ..oci.registry import Reference
+        if as_layout:
+            raise click.UsageError("--layout copies from a registry; the source is already a layout")
+        layout, ref_name = parse_layout_target(ref)
+        descriptor, manifest = resolve(Path(layout), ref_name)
+        unpack_layers(Path(layout), manifest, Path(output), only_roles=roles)
+        click.echo(f"unpacked {ref} {descriptor.digest} into {output}")
+        return
+    from ..oci.pull import fetch_layout
+    from ..oci.pull import pull as do_pull
+    from ..oci.registry import Reference
 
-        source = Reference.parse(ref)
-        view = _ProgressView("pull", quiet)
-        with _client(source, view, plain_http, insecure, workers, retries) as client:
-            if as_layout:
-                result = fetch_layout(source, Path(output), client, roles=roles)
-            else:
-                result = do_pull(source, Path(output), client, roles=roles)
-        view.finish()
-        click.echo(f"pulled {source} {result.digest} into {output}")
-
-    _guard(act)
+    source = Reference.parse(ref)
+    view = _ProgressView("pull", quiet)
+    with _client(source, view, plain_http, insecure, workers, retries) as client:
+        if as_layout:
+            result = fetch_layout(source, Path(output), client, roles=roles)
+        else:
+            result = do_pull(source, Path(output), client, roles=roles)
+    view.finish()
+    click.echo(f"pulled {source} {result.digest} into {output}")
 
 
 @click.command()
@@ -253,17 +217,14 @@ def attach(ref: str, sbom: str | None, prov: str | None, report: str | None, ann
         pairs[key] = value
     kind, path = chosen[0]
 
-    def act() -> None:
-        from ..oci.referrers import attach as do_attach
-        from ..oci.registry import Reference
+    from ..oci.referrers import attach as do_attach
+    from ..oci.registry import Reference
 
-        subject = Reference.parse(ref)
-        view = _ProgressView("attach", quiet)
-        with _client(subject, view, plain_http, insecure, workers, retries) as client:
-            referrer = do_attach(client, subject, Path(path), kind, annotations=pairs or None)
-        click.echo(f"attached {kind} {referrer.digest} ({referrer.artifact_type}) to {subject}")
-
-    _guard(act)
+    subject = Reference.parse(ref)
+    view = _ProgressView("attach", quiet)
+    with _client(subject, view, plain_http, insecure, workers, retries) as client:
+        referrer = do_attach(client, subject, Path(path), kind, annotations=pairs or None)
+    click.echo(f"attached {kind} {referrer.digest} ({referrer.artifact_type}) to {subject}")
 
 
 @click.command()
@@ -274,29 +235,26 @@ def attach(ref: str, sbom: str | None, prov: str | None, report: str | None, ann
 def discover(ref: str, artifact_type: str | None, fmt: str, plain_http: bool | None, insecure: bool, workers: int,
              retries: int, quiet: bool) -> None:
     """List the referrers of REF (SBOMs, provenance, reports): Referrers API, else the referrers tag."""
-    def act() -> None:
-        from ..oci.referrers import discover as do_discover
-        from ..oci.registry import Reference
+    from ..oci.referrers import discover as do_discover
+    from ..oci.registry import Reference
 
-        subject = Reference.parse(ref)
-        view = _ProgressView("discover", quiet)
-        with _client(subject, view, plain_http, insecure, workers, retries) as client:
-            digest, found, source = do_discover(client, subject, artifact_type)
-        if fmt == "json":
-            import json
+    subject = Reference.parse(ref)
+    view = _ProgressView("discover", quiet)
+    with _client(subject, view, plain_http, insecure, workers, retries) as client:
+        digest, found, source = do_discover(client, subject, artifact_type)
+    if fmt == "json":
+        import json
 
-            click.echo(json.dumps({"subject": str(subject.with_digest(digest)), "source": source,
-                                   "referrers": [r.as_dict() for r in found]}, indent=2))
-            return
-        click.echo(f"{subject.with_digest(digest)}: {len(found)} referrer(s) (from the "
-                   f"{'Referrers API' if source == 'api' else 'referrers tag'})")
-        if found:
-            width = max(len(r.artifact_type or "-") for r in found)
-            for r in found:
-                title = r.annotations.get("org.opencontainers.image.title", "")
-                click.echo(f"  {(r.artifact_type or '-').ljust(width)}  {r.digest}  {r.size:>7}  {title}".rstrip())
-
-    _guard(act)
+        click.echo(json.dumps({"subject": str(subject.with_digest(digest)), "source": source,
+                               "referrers": [r.as_dict() for r in found]}, indent=2))
+        return
+    click.echo(f"{subject.with_digest(digest)}: {len(found)} referrer(s) (from the "
+               f"{'Referrers API' if source == 'api' else 'referrers tag'})")
+    if found:
+        width = max(len(r.artifact_type or "-") for r in found)
+        for r in found:
+            title = r.annotations.get("org.opencontainers.image.title", "")
+            click.echo(f"  {(r.artifact_type or '-').ljust(width)}  {r.digest}  {r.size:>7}  {title}".rstrip())
 
 
 @click.command()
@@ -326,37 +284,29 @@ def provenance(artifact: str, output: str, layout: str | None, ref_name: str | N
     if digest is not None and not re.match(r"^sha256:[0-9a-f]{64}$", digest):
         raise click.UsageError(f"--digest must be sha256:<64 hex>; got {digest!r}")
 
-    def act() -> None:
-        from ..oci.provenance import Subject, build_statement, statement_bytes, subjects_from_files
-        from ..run.errors import ArtifactError
-        from ..run.plan import load_artifact
+    from ..oci.provenance import Subject, build_statement, statement_bytes, subjects_from_files
+    from ..run.plan import load_artifact
 
-        root = Path(artifact)
-        try:
-            artifact_id = load_artifact(root).manifest.id
-        except ArtifactError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(EXIT_USAGE)
-        label = name or artifact_id
-        if files:
-            real = root.resolve()
-            subjects = subjects_from_files(real, [p for p in sorted(real.rglob("*"))
-                                                  if p.is_file() and not p.is_symlink()])
-        elif digest is not None:
-            subjects = [Subject.manifest(label, digest)]
-        elif layout is not None:
-            subjects = [Subject.manifest(label, _layout_digest(Path(layout), ref_name))]
-        else:
-            subjects = [Subject.manifest(label, _packed_digest(root))]
-        data = statement_bytes(build_statement(root, subjects))
-        if output == "-":
-            click.echo(data.decode("utf-8"), nl=False)
-        else:
-            Path(output).write_bytes(data)
-            click.echo(f"wrote {output}: provenance of {label} ({subjects[0].name}"
-                       f"{'' if len(subjects) == 1 else f' and {len(subjects) - 1} more'})", err=True)
-
-    _guard(act)
+    root = Path(artifact)
+    artifact_id = load_artifact(root).manifest.id
+    label = name or artifact_id
+    if files:
+        real = root.resolve()
+        subjects = subjects_from_files(real, [p for p in sorted(real.rglob("*"))
+                                              if p.is_file() and not p.is_symlink()])
+    elif digest is not None:
+        subjects = [Subject.manifest(label, digest)]
+    elif layout is not None:
+        subjects = [Subject.manifest(label, _layout_digest(Path(layout), ref_name))]
+    else:
+        subjects = [Subject.manifest(label, _packed_digest(root))]
+    data = statement_bytes(build_statement(root, subjects))
+    if output == "-":
+        click.echo(data.decode("utf-8"), nl=False)
+    else:
+        Path(output).write_bytes(data)
+        click.echo(f"wrote {output}: provenance of {label} ({subjects[0].name}"
+                   f"{'' if len(subjects) == 1 else f' and {len(subjects) - 1} more'})", err=True)
 
 
 def _layout_digest(layout: Any, ref_name: str | None) -> str:

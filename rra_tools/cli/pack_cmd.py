@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..errors import ExitStatus
+
 if TYPE_CHECKING:
     from ..oci.pack import PackResult
     from ..validate.result import ValidationResult
 
 __all__ = ["pack_command", "render_pack"]
 
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 #: Inputs smaller than this pack in a blink; a progress bar would only flicker.
 _PROGRESS_FROM = 64 * 1024 * 1024
 #: Without a terminal, one progress line this often (seconds), for CI logs.
@@ -129,31 +130,25 @@ def pack_command(artifact: str, output: str, ref_name: str | None, force: bool, 
     the manifest digest and one line per layer. Exit status: 0 packed, 1 validation errors,
     2 usage error or an artifact that cannot be packed.
     """
-    from ..oci.errors import ArtifactInvalid, PackError
+    from ..oci.errors import ArtifactInvalid
     from ..oci.pack import pack
-    from ..validate.config import Config, ConfigError, find_config, load_config
+    from ..validate.config import Config, find_config, load_config
 
-    try:
-        found = find_config(Path(artifact)) if Path(artifact).is_dir() else None
-        config = load_config(found) if found is not None else Config()
-    except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+    found = find_config(Path(artifact)) if Path(artifact).is_dir() else None
+    config = load_config(found) if found is not None else Config()
     progress = _Progress()
     try:
         result = pack(artifact, output, ref_name=ref_name, force=force, progress=progress,
                       compression=compression, config=config)
     except ArtifactInvalid as exc:
+        # Caught here, not left to the mapper, because the findings are rendered first.
         progress.close()
         click.echo(_findings(exc.result, fmt), nl=False)
         click.echo(f"error: not packed: {exc}; fix them, or pass --force to pack anyway", err=True)
-        sys.exit(EXIT_INVALID)
-    except PackError as exc:
+        sys.exit(ExitStatus.FINDINGS)
+    finally:
         progress.close()
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    progress.close()
     if result.forced and fmt == "text":
         click.echo(_findings(result.validation, fmt), nl=False)
     click.echo(render_pack(result, fmt), nl=False)
-    sys.exit(EXIT_OK)
+    sys.exit(ExitStatus.OK)

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..errors import ExitStatus
+
 if TYPE_CHECKING:
     from ..run.container import Engine
     from ..run.local import Progress, RunResult
@@ -18,8 +20,6 @@ if TYPE_CHECKING:
     from ..run.results import Results
 
 __all__ = ["render_results", "results_command", "run_command"]
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def _split_args(args: tuple[str, ...], run_all: bool) -> tuple[str, str | None]:
@@ -81,7 +81,8 @@ def _describe(result: RunResult, root: Any) -> str:
 def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all_seeds: bool,
                  params: tuple[str, ...], quiet: bool, executor: str = "local", image: str | None = None,
                  engine_url: str | None = None, network: str | None = None, env: str = "current") -> int:
-    """Plan, run through :func:`rra_tools.run.run_plans`, render; return the exit code."""
+    """Plan, run through :func:`rra_tools.run.run_plans`, render; return the exit status. A run
+    that cannot be planned or started raises :class:`~rra_tools.run.RunError` before anything runs."""
     from ..run import (PlanHooks, RunError, RunOptions, execute, load_artifact, parse_overrides, plan_runs,
                        run_plans)
     from ..run.gpus import inventory
@@ -109,11 +110,11 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
                      f"{created.packages} package(s))")
             env_dir = created.path
         gpus = inventory()  # once: nvidia-smi is slow, and the devices do not change between runs
-    except RunError as exc:
-        click.echo(f"error: {exc}", err=True)
+    except RunError:
+        # Reported by the CLI's error mapper (exit status 2); the engine is closed first.
         if engine is not None:
             engine.close()
-        return EXIT_USAGE
+        raise
     options = RunOptions(on_output=term.output, on_progress=term.progress, gpus=gpus, env_dir=env_dir)
     run_one: Executor = execute
     if engine is not None:
@@ -145,7 +146,7 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
             engine.close()
     if outcome.signal is not None:
         term.say("interrupted; remaining runs skipped")
-    return EXIT_OK if outcome.ok else EXIT_FAILED
+    return ExitStatus.OK if outcome.ok else ExitStatus.FAILED
 
 
 @click.command("run")
@@ -236,13 +237,9 @@ def results_command(artifact: str, fmt: str) -> None:
     Obtained values come from the newest successful run record of each (launcher, seed). Exit
     status: 0 when every claim is inside its interval, 1 otherwise, 2 for an unusable manifest.
     """
-    from ..run import RunError, load_artifact
+    from ..run import load_artifact
     from ..run.results import collect_results
 
-    try:
-        results = collect_results(load_artifact(artifact))
-    except RunError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+    results = collect_results(load_artifact(artifact))
     click.echo(render_results(results, fmt), nl=False)
-    sys.exit(EXIT_OK if all(c.inside for c in results.claims) else EXIT_FAILED)
+    sys.exit(ExitStatus.OK if all(c.inside for c in results.claims) else ExitStatus.FAILED)

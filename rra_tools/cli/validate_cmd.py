@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from ..validate.config import Config, ConfigError, find_config, load_config
+from ..errors import ExitStatus
+from ..validate.config import Config, find_config, load_config
 from ..validate.diagnostics import Severity
 from ..validate.result import ValidationReport, ValidationResult
-from .main import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
 __all__ = ["run_validate"]
 
@@ -53,18 +53,13 @@ def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, selec
     from ..validate.api import validate_bytes, validate_target
     from ..validate.reporters import render
 
-    try:
-        config = build_config(paths, config_file, select=_split(select), extend_select=_split(extend_select),
-                              ignore=_split(ignore),
-                              fail_on=Severity.parse(fail_on) if fail_on else None)
-    except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
-        return EXIT_USAGE
+    config = build_config(paths, config_file, select=_split(select), extend_select=_split(extend_select),
+                          ignore=_split(ignore), fail_on=Severity.parse(fail_on) if fail_on else None)
     packed = [p for p in paths if p.startswith(("oci://", "oci-layout:"))]
     if manifest_only and packed:
         click.echo(f"error: --manifest-only checks a manifest without its files; {packed[0]!r} is a packed "
                    "artifact, which is always checked with its files", err=True)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     report = ValidationReport()
     remote: list[tuple[ValidationResult, object]] = []
     for path in paths:
@@ -91,11 +86,11 @@ def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, selec
     else:
         click.echo(text, nl=False)
     if attach_report and not _attach_reports(remote):
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     if report.any_unreadable:
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     threshold = config.fail_on if config.fail_on is not None else Severity.ERROR
-    return EXIT_FINDINGS if report.fails(threshold) else EXIT_OK
+    return ExitStatus.FINDINGS if report.fails(threshold) else ExitStatus.OK
 
 
 def _attach_reports(remote: list[tuple[ValidationResult, object]]) -> bool:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import SPEC_VERSION
+from ..errors import ExitStatus, RRAError
 from ..io.errors import LoadError
 from ..io.source import decode_text, parse_document
 from ..model.conformance import Case, CaseFile, PatchOp
@@ -18,8 +19,10 @@ from ..model.conformance import Case, CaseFile, PatchOp
 __all__ = ["CaseError", "LoadedCase", "apply_patch", "load_suite", "materialise", "suite_path"]
 
 
-class CaseError(Exception):
+class CaseError(RRAError):
     """A case file or case is malformed; the message names the file and case."""
+
+    exit_status = ExitStatus.USAGE
 
 
 @dataclass(frozen=True)

@@ -10,16 +10,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import ExitStatus, RRAError
 from ..io.canonical import canonical_digest
-from ..model.manifest import Manifest
 from ..io.paths import MANIFEST_NAMES as _MANIFEST_NAMES
+from ..model.manifest import Manifest
 
 __all__ = ["Artifact", "ArtifactError", "canonical_digest", "load_artifact", "update_lock_block", "write_atomic"]
 
 
 
-class ArtifactError(Exception):
+class ArtifactError(RRAError):
     """The artifact or its manifest cannot be used (missing, unreadable, invalid)."""
+
+    exit_status = ExitStatus.USAGE
 
 
 @dataclass(frozen=True)

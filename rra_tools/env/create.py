@@ -17,6 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import ExitStatus, RRAError
 from ..io.cache import CACHE_VAR, cache_root
 from ..io.digest import sha256_file
 from .artifact import write_atomic
@@ -33,8 +34,10 @@ MARKER = ".rra-env.json"
 ENV_FORMAT = 2
 
 
-class CreateError(Exception):
+class CreateError(RRAError):
     """The environment could not be built; the message says why."""
+
+    exit_status = ExitStatus.FAILED
 
 
 @dataclass(frozen=True)

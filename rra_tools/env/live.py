@@ -15,14 +15,18 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
+from ..errors import ExitStatus, RRAError
+
 __all__ = ["GPU_INVENTORY_VAR", "Gpu", "InstalledDist", "LiveEnv", "LiveEnvError", "gpu_inventory", "inspect_python"]
 
 #: Environment variable that replaces ``nvidia-smi`` as the source of the GPU inventory.
 GPU_INVENTORY_VAR = "RRA_GPU_INVENTORY"
 
 
-class LiveEnvError(Exception):
+class LiveEnvError(RRAError):
     """The live environment could not be inspected."""
+
+    exit_status = ExitStatus.USAGE
 
 
 @dataclass(frozen=True)

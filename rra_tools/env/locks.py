@@ -21,6 +21,8 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from ..errors import ExitStatus, RRAError
+
 __all__ = [
     "LOCK_FORMATS",
     "LockError",
@@ -53,8 +55,10 @@ class LockProblem:
     line: int | None = None
 
 
-class LockError(Exception):
+class LockError(RRAError):
     """A lock file that cannot be read; carries every problem found."""
+
+    exit_status = ExitStatus.USAGE
 
     def __init__(self, path: str, problems: list[LockProblem]) -> None:
         self.path = path

@@ -14,6 +14,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import ExitStatus, RRAError
 from .artifact import Artifact, write_atomic
 from .live import inspect_python
 
@@ -24,13 +25,17 @@ _NETWORK_HINTS = ("dns error", "error sending request", "failed to fetch", "conn
                   "could not connect", "timed out", "offline", "tcp connect error")
 
 
-class ResolveError(Exception):
+class ResolveError(RRAError):
     """Resolution or hashing failed; the message says why and what to do."""
+
+    exit_status = ExitStatus.FAILED
 
 
 class UvNotFound(ResolveError):
     """uv is neither importable (the 'env' extra) nor on PATH: an installation problem, not a
     failed resolution."""
+
+    exit_status = ExitStatus.USAGE
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import ExitStatus, RRAError
+
 __all__ = ["InputError", "LoadError", "Problem"]
 
 
@@ -19,13 +21,17 @@ class Problem:
     pointer: str = ""
 
 
-class LoadError(Exception):
+class LoadError(RRAError):
     """The document cannot be read as a manifest; carries one located problem."""
+
+    exit_status = ExitStatus.USAGE
 
     def __init__(self, problem: Problem) -> None:
         super().__init__(problem.message)
         self.problem = problem
 
 
-class InputError(Exception):
+class InputError(RRAError):
     """The input cannot be opened at all (missing, not a regular file, no manifest in a directory)."""
+
+    exit_status = ExitStatus.USAGE

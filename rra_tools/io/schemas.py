@@ -12,12 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from .. import SPEC_VERSION
+from ..errors import ExitStatus, RRAError
 
 __all__ = ["SchemaNotFound", "compiled_is_valid", "load_schema", "schema_bytes", "schema_path"]
 
 
-class SchemaNotFound(Exception):
+class SchemaNotFound(RRAError):
     """The committed schema file is missing from the installation."""
+
+    exit_status = ExitStatus.USAGE
 
 
 def schema_path(name: str = "manifest") -> Path:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from ..errors import ExitStatus, RRAError
+
 if TYPE_CHECKING:
     from ..validate.result import ValidationResult
 
@@ -29,8 +31,10 @@ __all__ = [
 ]
 
 
-class OCIError(Exception):
+class OCIError(RRAError):
     """A layout, blob or layer cannot be trusted; ``code`` is the rule code reported for it."""
+
+    exit_status = ExitStatus.FAILED
 
     code: ClassVar[str] = "RRA801"
 
@@ -43,6 +47,10 @@ class OCIError(Exception):
         self.hint = hint
         #: The layout file concerned ("oci-layout", "index.json"), when it is not a blob.
         self.file = file
+
+    def describe(self) -> str:
+        """The rule code, then the message: ``RRA803 blob ... does not match its digest``."""
+        return f"{self.code} {self.message}"
 
 
 class LayoutError(OCIError):
@@ -104,16 +112,22 @@ class UncompressedMismatch(DigestMismatch):
     code = "RRA809"
 
 
-class UnpackError(Exception):
+class UnpackError(RRAError):
     """Unpacking cannot start: the destination exists, or the limits are exceeded."""
 
+    exit_status = ExitStatus.FAILED
 
-class PackError(Exception):
+
+class PackError(RRAError):
     """An artifact directory cannot be packed (a FIFO, an escaping symlink, an unreadable file)."""
+
+    exit_status = ExitStatus.USAGE
 
 
 class ArtifactInvalid(PackError):
     """Validation of the artifact found errors and packing was not forced."""
+
+    exit_status = ExitStatus.FINDINGS
 
     def __init__(self, result: ValidationResult) -> None:
         errors = sum(1 for d in result.diagnostics if d.severity.label == "error")

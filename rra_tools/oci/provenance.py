@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import ExitStatus, RRAError
+
 __all__ = [
     "BUILDER_ID",
     "BUILD_TYPE",
@@ -42,8 +44,10 @@ _RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)
 _IMAGE_DIGEST = re.compile(r"@sha256:([0-9a-f]{64})$")
 
 
-class ProvenanceError(Exception):
+class ProvenanceError(RRAError):
     """The statement cannot be made: no records, an unreadable record, an unusable artifact."""
+
+    exit_status = ExitStatus.FAILED
 
 
 @dataclass(frozen=True)

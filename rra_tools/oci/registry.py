@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from ..errors import ExitStatus, RRAError
 from .errors import DigestMismatch, DocumentTooLarge, LayoutError, SizeMismatch
 from .mediatypes import INDEX_MEDIA_TYPE, MANIFEST_MEDIA_TYPE, MAX_MANIFEST_BYTES
 
@@ -80,15 +81,19 @@ _TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
 _REPO_COMPONENT = re.compile(r"^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$")
 
 
-class RegistryError(Exception):
+class RegistryError(RRAError):
     """A registry operation failed; the message says which and why. ``code`` is the rule code
     ``rra validate oci://`` reports it under (RRA001: the input cannot be read at all)."""
+
+    exit_status = ExitStatus.FAILED
 
     code: ClassVar[str] = "RRA001"
 
 
 class InvalidReference(RegistryError, ValueError):
     """A reference is not ``HOST[:PORT]/REPOSITORY[:TAG][@DIGEST]``."""
+
+    exit_status = ExitStatus.USAGE
 
 
 class AuthenticationError(RegistryError):

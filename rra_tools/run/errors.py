@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..errors import ExitStatus, RRAError
+
 __all__ = [
     "ArtifactError",
     "EngineUnavailable",
@@ -13,8 +15,10 @@ __all__ = [
 ]
 
 
-class RunError(Exception):
+class RunError(RRAError):
     """A run could not be planned or started; nothing was recorded."""
+
+    exit_status = ExitStatus.USAGE
 
 
 class ArtifactError(RunError):

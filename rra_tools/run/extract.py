@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..errors import ExitStatus, RRAError
 from .spec import ExtractSpec as Extract
 
 __all__ = ["MAX_EXTRACT_BYTES", "ExtractError", "extract_value", "json_pointer"]
@@ -22,8 +23,10 @@ __all__ = ["MAX_EXTRACT_BYTES", "ExtractError", "extract_value", "json_pointer"]
 MAX_EXTRACT_BYTES = 256 * 1024 * 1024
 
 
-class ExtractError(Exception):
+class ExtractError(RRAError):
     """The metric cannot be read from the output."""
+
+    exit_status = ExitStatus.FAILED
 
 
 def json_pointer(document: Any, pointer: str) -> Any:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import ExitStatus, RRAError
 from .catalog import RULES, Rule
 from .diagnostics import Severity
 
@@ -22,8 +23,10 @@ CONFIG_FILES = (".rra.toml", "pyproject.toml")
 _KEYS = {"select", "ignore", "extend-select", "severity", "fail-on"}
 
 
-class ConfigError(Exception):
+class ConfigError(RRAError):
     """The configuration is invalid; the message names the file and key."""
+
+    exit_status = ExitStatus.USAGE
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import unicodedata
 from pathlib import Path
 
 from .. import SPEC_VERSION
+from ..errors import ExitStatus, RRAError
 from ..model.schema import SCHEMA_BASE_URL
 
 __all__ = ["AlreadyExists", "InvalidValue", "check_id", "check_title", "scaffold", "scaffold_text"]
@@ -16,12 +17,16 @@ __all__ = ["AlreadyExists", "InvalidValue", "check_id", "check_title", "scaffold
 SCHEMA_URL = f"{SCHEMA_BASE_URL}/{SPEC_VERSION}/manifest.schema.json"
 
 
-class AlreadyExists(Exception):
+class AlreadyExists(RRAError):
     """The directory already has a manifest; nothing was written."""
 
+    exit_status = ExitStatus.USAGE
 
-class InvalidValue(ValueError):
+
+class InvalidValue(RRAError, ValueError):
     """An id or title given for the new manifest is not valid there; nothing was written."""
+
+    exit_status = ExitStatus.USAGE
 
 
 #: The manifest's id pattern (``rra_tools.model._base.Id``), without importing pydantic.
@@ -34,7 +39,7 @@ def check_id(value: str) -> str:
     >>> check_id("a: b")
     Traceback (most recent call last):
     ...
-    rra_tools.build.init.InvalidValue: artifact id 'a: b' is not valid: use 1-128 ASCII letters, digits, '.', '_' or '-', starting with a letter or digit, e.g. 'a-b'
+    rra_tools.builder.init.InvalidValue: artifact id 'a: b' is not valid: use 1-128 ASCII letters, digits, '.', '_' or '-', starting with a letter or digit, e.g. 'a-b'
     """
     if _ID.fullmatch(value) is None:
         raise InvalidValue(f"artifact id {value!r} is not valid: use 1-128 ASCII letters, digits, '.', '_' or '-', "
