@@ -34,6 +34,29 @@ def _split_args(args: tuple[str, ...], run_all: bool) -> tuple[str, str | None]:
     raise click.UsageError("give a LAUNCHER (optionally after the ARTIFACT directory), or --all")
 
 
+def _artifact_given_alone(arg: str) -> str | None:
+    """The message for ``rra run DIR``: one argument, read as a launcher of '.', that is an
+    artifact (a directory or manifest file) while '.' has no manifest; else None."""
+    import shlex
+    from pathlib import Path
+
+    from ..io.paths import MANIFEST_NAMES
+    from ..run import RunError, load_artifact
+
+    if any((Path(".") / name).is_file() for name in MANIFEST_NAMES) or not Path(arg).exists():
+        return None
+    try:
+        ids = [launcher.id for launcher in load_artifact(arg).manifest.launchers]
+    except RunError:
+        ids = []
+    shown = shlex.quote(arg)
+    example = f"rra run {shown} {shlex.quote(ids[0]) if ids else 'LAUNCHER'}"
+    known = f" (its launchers: {', '.join(ids)})" if ids else ""
+    return (f"{arg!r} is taken as a launcher of the current directory, which has no manifest; to run a launcher "
+            f"of the artifact {arg!r}, give it after the artifact: {example}{known}, or run them all: "
+            f"rra run {shown} --all")
+
+
 class _Terminal:
     """Streams the run's output to the terminal and keeps one progress line on stderr."""
 
@@ -78,11 +101,29 @@ def _describe(result: RunResult, root: Any) -> str:
     return f"{record['launcher']} {seed}: {record['status']}, {exit_text}, {record['duration_s']:.1f} s -> {where}"
 
 
+def _preflight(artifact_path: str, force: bool) -> bool:
+    """False (after saying why) when the manifest has errors and the run is not forced."""
+    from ..run.preflight import manifest_errors, manifest_file
+
+    errors = manifest_errors(manifest_file(artifact_path))
+    if not errors:
+        return True
+    head = "warning" if force else "error"
+    click.echo(f"{head}: the manifest has {len(errors)} error(s) ('rra validate' explains them):", err=True)
+    for line in errors:
+        click.echo(f"  {line}", err=True)
+    if not force:
+        click.echo("nothing was run; fix them, or run anyway with --force", err=True)
+    return force
+
+
 def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all_seeds: bool,
                  params: tuple[str, ...], quiet: bool, executor: str = "local", image: str | None = None,
-                 engine_url: str | None = None, network: str | None = None, env: str = "current") -> int:
+                 engine_url: str | None = None, network: str | None = None, env: str = "current",
+                 force: bool = False) -> int:
     """Plan, run through :func:`rra_tools.run.run_plans`, render; return the exit status. A run
-    that cannot be planned or started raises :class:`~rra_tools.run.RunError` before anything runs."""
+    that cannot be planned or started raises :class:`~rra_tools.run.RunError` before anything runs;
+    a manifest with errors is not run unless ``force``."""
     from ..run import (PlanHooks, RunError, RunOptions, execute, load_artifact, parse_overrides, plan_runs,
                        run_plans)
     from ..run.gpus import inventory
@@ -92,6 +133,8 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
     try:
         artifact = load_artifact(artifact_path)
         plans = plan_runs(artifact, launcher, seed=seed, all_seeds=all_seeds, overrides=parse_overrides(params))
+        if not _preflight(artifact_path, force):
+            return EXIT_USAGE
         if executor == "container":
             from ..run import container
 
@@ -170,16 +213,20 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
 @click.option("--env", "env", type=click.Choice(["current", "locked"]), default="current", show_default=True,
               help="Python packages of a local run: this interpreter's environment, or the one "
                    "'rra env create' builds from the manifest's lock (cached by the lock's digest).")
+@click.option("--force", is_flag=True,
+              help="Run even when the manifest has errors (they are printed as warnings).")
 def run_command(args: tuple[str, ...], seed: int | None, all_seeds: bool, params: tuple[str, ...],
                 run_all: bool, quiet: bool, executor: str, image: str | None, engine_url: str | None,
-                network: str | None, env: str) -> None:
+                network: str | None, env: str, force: bool) -> None:
     """Run a launcher from a clean shell and write a run record per run.
 
     Each run gets a new directory runs/<launcher>/<seed>-<UTC time>/ holding record.json,
     stdout.log and stderr.log. With --executor container each run is a fresh container of the
     artifact's image: the artifact mounted read-only, the declared outputs' directories
-    writable, no network. Exit status: 0 when every run completed with exit status 0,
-    1 otherwise, 2 for a usage error, an unusable manifest, or (container executor) an
+    writable, no network. A manifest with errors (those 'rra validate' finds in the manifest
+    itself, levels aside) is not run unless --force. Exit status: 0 when every run completed
+    with exit status 0, 1 otherwise, 2 for a usage error, an unusable manifest or one with
+    errors, or (container executor) an
     unreachable engine, a missing image or GPUs the engine cannot provide.
     """
     if seed is not None and all_seeds:
@@ -188,9 +235,14 @@ def run_command(args: tuple[str, ...], seed: int | None, all_seeds: bool, params
         raise click.UsageError("--image, --engine-url and --network need --executor container")
     if executor == "container" and env == "locked":
         raise click.UsageError("--env locked is for local runs; a container run uses its image's packages")
+    if len(args) == 1 and not run_all:
+        mistaken = _artifact_given_alone(args[0])
+        if mistaken is not None:
+            click.echo(f"error: {mistaken}", err=True)
+            sys.exit(EXIT_USAGE)
     artifact, launcher = _split_args(args, run_all)
     sys.exit(execute_runs(artifact, launcher, seed, all_seeds, params, quiet, executor, image, engine_url,
-                          network, env))
+                          network, env, force))
 
 
 def _num(value: float | None) -> str:

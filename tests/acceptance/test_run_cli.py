@@ -220,3 +220,32 @@ def test_everything_printed_reaches_the_pipe_before_the_fast_exit(tmp_path: Path
     assert proc.stderr.rstrip("\n").splitlines()[-1].startswith("[rra] job noseed: completed, exit 0")
     bad = rra("run", str(root), "job", "--seed", "x")
     assert bad.returncode == 2 and "'x' is not a valid integer" in bad.stderr
+
+
+def test_manifest_with_errors_is_not_run_unless_forced(art: Path) -> None:
+    data = json.loads((art / "rra.yaml").read_text())
+    data["claims"][0]["launcher"] = "nope"  # RRA201: the claim names no launcher of the manifest
+    (art / "rra.yaml").write_text(json.dumps(data, indent=1))
+    proc = rra("run", str(art), "ok", "--seed", "1")
+    assert (proc.returncode, proc.stdout) == (2, "")
+    lines = proc.stderr.splitlines()
+    assert lines[0] == "error: the manifest has 1 error(s) ('rra validate' explains them):"
+    assert lines[1].startswith(f"  {art / 'rra.yaml'}:") and "error[RRA201] " in lines[1]
+    assert lines[2:] == ["nothing was run; fix them, or run anyway with --force"]
+    assert not (art / "runs").exists()
+    forced = rra("run", str(art), "ok", "--seed", "1", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert forced.stderr.startswith("warning: the manifest has 1 error(s) ('rra validate' explains them):\n")
+    assert [r["seed"] for r in records(art, "ok")] == [1]
+
+
+def test_artifact_alone_suggests_the_launcher_form(art: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc = rra("run", str(art), cwd=elsewhere)
+    ids = [launcher["id"] for launcher in json.loads((art / "rra.yaml").read_text())["launchers"]]
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (
+        f"error: {str(art)!r} is taken as a launcher of the current directory, which has no manifest; to run a "
+        f"launcher of the artifact {str(art)!r}, give it after the artifact: rra run {art} ok (its launchers: "
+        f"{', '.join(ids)}), or run them all: rra run {art} --all\n")

@@ -95,7 +95,11 @@ def manifest() -> dict[str, Any]:
         "title": "Tiny artifact for run tests",
         "paper": {"title": "Tiny", "authors": [{"name": "Test"}]},
         "code": {"license": "MIT", "tree": {"path": "."}},
-        "environment": {"interpreter": {"version": "3.11"}},
+        # The GPU launchers need GPUs declared: rra run refuses a manifest with errors (RRA403).
+        "environment": {"interpreter": {"version": "3.11"},
+                        "hardware": {"accelerators": [{"vendor": "nvidia", "model": "any", "count": 3,
+                                                       "memory_gib": 16}]},
+                        "cuda": {"min_version": "12.1", "min_driver": "530.30.02"}},
         "launchers": [
             _launcher("ok", ["python", "ok.py", "{seed}"], stochastic=True, seeds=[0, 1],
                       outputs=[{"id": "scores", "path": "out/ok-{seed}.json", "format": "json"},

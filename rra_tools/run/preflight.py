@@ -1,0 +1,74 @@
+"""Before running: the errors ``rra validate`` finds in the manifest itself.
+
+``rra run`` already refuses a manifest that does not conform to the schema (:func:`.plan.load_artifact`);
+a schema-valid manifest can still be wrong (a claim naming an unknown launcher, a seedless
+stochastic launcher, an undefined placeholder), and running it wastes hours of GPU time on
+something that cannot count. The CLI refuses it unless forced.
+
+Only the manifest is checked: the artifact's files (digests of shipped data can take minutes to
+hash) and the levels (running is how an artifact earns them) are ``rra validate``'s. The answer
+is a pure function of the manifest's bytes, the configuration and this package, so it is cached
+like the parsed manifest: a repeat ``rra run`` pays a file read and a hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from .errors import ArtifactError
+
+__all__ = ["NOT_BLOCKING", "manifest_errors", "manifest_file"]
+
+#: Codes (prefixes) that do not block a run: levels and evidence (a run produces the evidence),
+#: and placeholder text (RRA214), which changes nothing that runs: a fresh ``rra init``
+#: template can be tried.
+NOT_BLOCKING = ("RRA6", "RRA214")
+
+
+def manifest_file(path: str | Path) -> Path:
+    """The manifest file of ``path`` (an artifact directory or a manifest file), as
+    :func:`.plan.load_artifact` finds it."""
+    from ..io.paths import MANIFEST_NAMES
+
+    target = Path(path)
+    if target.is_dir():
+        found = next((target / n for n in MANIFEST_NAMES if (target / n).is_file()), None)
+        if found is None:
+            raise ArtifactError(f"no manifest (rra.yaml) found in {str(path)!r}")
+        return found
+    return target
+
+
+def manifest_errors(manifest_path: Path) -> list[str]:
+    """The errors of the manifest at ``manifest_path``, one ``file:line:col: error[CODE] message``
+    line each; empty when there is none.
+
+    Judged with the default configuration, as the spec judges conformance: a configuration
+    file would make the cache key depend on finding it, which costs the validator's imports on
+    every run (and ``--force`` is there for a rule a project has chosen to ignore).
+    """
+    from .. import __version__
+    from ..io.cache import read_json_entry, write_json_entry
+    from ..io.schemas import schema_bytes
+
+    try:
+        raw = manifest_path.read_bytes()
+    except OSError as exc:
+        raise ArtifactError(f"cannot read {str(manifest_path)!r}: {exc.strerror or exc}") from None
+    key = hashlib.sha256(b"\0".join((b"preflight", __version__.encode(), ",".join(NOT_BLOCKING).encode(),
+                                     schema_bytes(), raw))).hexdigest()
+    cached = read_json_entry("preflight", key)
+    if isinstance(cached, list) and all(isinstance(line, str) for line in cached):
+        return cached
+    from ..validate.api import validate_bytes
+    from ..validate.diagnostics import Severity
+
+    result = validate_bytes(raw, name=str(manifest_path), root=None)
+    errors = []
+    for d in result.diagnostics:
+        if d.severity == Severity.ERROR and not d.code.startswith(NOT_BLOCKING):
+            where = ":".join(str(part) for part in (d.file or str(manifest_path), d.line, d.column) if part is not None)
+            errors.append(f"{where}: error[{d.code}] {d.message}")
+    write_json_entry("preflight", key, errors)
+    return errors
