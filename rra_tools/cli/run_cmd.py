@@ -134,7 +134,7 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
         artifact = load_artifact(artifact_path)
         plans = plan_runs(artifact, launcher, seed=seed, all_seeds=all_seeds, overrides=parse_overrides(params))
         if not _preflight(artifact_path, force):
-            return EXIT_USAGE
+            return ExitStatus.USAGE
         if executor == "container":
             from ..run import container
 
@@ -239,7 +239,7 @@ def run_command(args: tuple[str, ...], seed: int | None, all_seeds: bool, params
         mistaken = _artifact_given_alone(args[0])
         if mistaken is not None:
             click.echo(f"error: {mistaken}", err=True)
-            sys.exit(EXIT_USAGE)
+            sys.exit(ExitStatus.USAGE)
     artifact, launcher = _split_args(args, run_all)
     sys.exit(execute_runs(artifact, launcher, seed, all_seeds, params, quiet, executor, image, engine_url,
                           network, env, force))
