@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from ..errors import ExitStatus
+
 if TYPE_CHECKING:
     from ..oci.registry import Progress, Reference, RegistryClient
 
@@ -116,13 +118,23 @@ def push(source: str, ref: str, ref_name: str | None, plain_http: bool | None, i
     """
     from pathlib import Path
 
+    from ..oci.errors import ArtifactInvalid
     from ..oci.push import push as do_push
     from ..oci.registry import Reference
+    from .pack_cmd import render_findings
 
     target = Reference.parse(ref)
     view = _ProgressView("push", quiet)
-    with _client(target, view, plain_http, insecure, workers, retries) as client:
-        result = do_push(Path(source), target, client, ref_name=ref_name)
+    try:
+        with _client(target, view, plain_http, insecure, workers, retries) as client:
+            result = do_push(Path(source), target, client, ref_name=ref_name)
+    except ArtifactInvalid as exc:
+        # Caught here, not left to the mapper: the findings are the answer, as for rra pack.
+        view.finish()
+        click.echo(render_findings(exc.result, fmt), nl=False)
+        click.echo(f"error: not pushed: {exc}; fix them, or pack with 'rra pack --force' and push the layout",
+                   err=True)
+        sys.exit(ExitStatus.FINDINGS)
     view.finish()
     if fmt == "json":
         import json

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..oci.pack import PackResult
     from ..validate.result import ValidationResult
 
-__all__ = ["pack_command", "render_pack"]
+__all__ = ["pack_command", "render_findings", "render_pack"]
 
 #: Inputs smaller than this pack in a blink; a progress bar would only flicker.
 _PROGRESS_FROM = 64 * 1024 * 1024
@@ -101,7 +101,8 @@ def render_pack(result: PackResult, fmt: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _findings(result: ValidationResult, fmt: str) -> str:
+def render_findings(result: ValidationResult, fmt: str) -> str:
+    """The validation findings of a refused (or forced) pack, in ``fmt``."""
     from ..validate.reporters import render
     from ..validate.result import ValidationReport
 
@@ -143,12 +144,12 @@ def pack_command(artifact: str, output: str, ref_name: str | None, force: bool, 
     except ArtifactInvalid as exc:
         # Caught here, not left to the mapper, because the findings are rendered first.
         progress.close()
-        click.echo(_findings(exc.result, fmt), nl=False)
+        click.echo(render_findings(exc.result, fmt), nl=False)
         click.echo(f"error: not packed: {exc}; fix them, or pass --force to pack anyway", err=True)
         sys.exit(ExitStatus.FINDINGS)
     finally:
         progress.close()
     if result.forced and fmt == "text":
-        click.echo(_findings(result.validation, fmt), nl=False)
+        click.echo(render_findings(result.validation, fmt), nl=False)
     click.echo(render_pack(result, fmt), nl=False)
     sys.exit(ExitStatus.OK)
