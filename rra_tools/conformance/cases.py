@@ -13,7 +13,7 @@ from typing import Any
 from .. import SPEC_VERSION
 from ..errors import ExitStatus, RRAError
 from ..io.errors import LoadError
-from ..io.source import decode_text, parse_document
+from ..io.manifest import load_manifest_bytes
 from ..model.conformance import Case, CaseFile, PatchOp
 
 __all__ = ["CaseError", "LoadedCase", "apply_patch", "load_suite", "materialise", "suite_path"]
@@ -51,7 +51,7 @@ def load_suite(suite: Path) -> list[LoadedCase]:
     for path in sorted((suite / "cases").glob("*.yaml")):
         rel = path.relative_to(suite).as_posix()
         try:
-            data = parse_document(decode_text(path.read_bytes())).data
+            data = load_manifest_bytes(path.read_bytes()).data
             case_file = CaseFile.model_validate(data)
         except LoadError as exc:
             raise CaseError(f"{rel}:{exc.problem.line}:{exc.problem.column}: {exc.problem.message}") from None
@@ -118,7 +118,7 @@ def materialise(suite: Path, loaded: LoadedCase, dest: Path) -> Path:
             raise CaseError(f"{loaded.file}: case {case.id!r} names base {case.base!r}, which does not exist")
         shutil.copytree(base_dir, dest, symlinks=True, dirs_exist_ok=True)
         base_manifest = dest / "rra.yaml"
-        manifest = parse_document(decode_text(base_manifest.read_bytes())).data
+        manifest = load_manifest_bytes(base_manifest.read_bytes()).data
         base_manifest.unlink()
         try:
             manifest = apply_patch(manifest, case.patch)

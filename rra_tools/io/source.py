@@ -54,12 +54,13 @@ class SourceDocument:
     # alive through ``data``. Tuples, not Position objects: a million of those cost a second,
     # and only the positions of findings are ever looked at.
     _positions: dict[int, dict[Any, tuple[int, ...]]] | None = None
-    _is_json: bool = False
+    #: Read without positions: they are worked out by re-reading the text on first use.
+    _unlocated: bool = False
 
     def position(self, pointer: tuple[str | int, ...]) -> Position | None:
         """Where the value at ``pointer`` is written; the nearest enclosing value if it is absent."""
         if self._positions is None:
-            self._positions = _json_positions(self.text, self.data) if self._is_json else {}
+            self._positions = _located_positions(self.text, self.data) if self._unlocated else {}
         node = self.data
         best: Position | None = Position(1, 1)
         for part in pointer:
@@ -101,11 +102,13 @@ def _line_col(raw: bytes, offset: int) -> tuple[int, int]:
     return line, offset - start + 1
 
 
-def parse_document(text: str) -> SourceDocument:
+def parse_document(text: str, *, located: bool = True) -> SourceDocument:
     """Parse manifest text (YAML 1.2 or JSON) into a :class:`SourceDocument`.
 
     Raises :class:`LoadError` when the text is not a single, well-formed document within the
-    bounds; duplicate keys are recorded in ``problems`` and the first value is kept.
+    bounds; duplicate keys are recorded in ``problems`` and the first value is kept. Without
+    ``located``, a reader that records no positions may be used (same data, same errors);
+    :meth:`SourceDocument.position` then re-reads the text when first asked.
 
     >>> parse_document("a: [1, 2]").data
     {'a': [1, 2]}
@@ -117,6 +120,12 @@ def parse_document(text: str) -> SourceDocument:
         doc = _parse_json(text)
         if doc is not None:
             return doc
+    elif not located:
+        from .blockyaml import read_block_yaml
+
+        fast = read_block_yaml(text)
+        if fast is not None:
+            return SourceDocument(text=text, data=fast[0], values=fast[1], _unlocated=True)
     return _YamlBuilder(text).build()
 
 
@@ -142,7 +151,7 @@ def _parse_json(text: str) -> SourceDocument | None:
         # The YAML reader locates each duplicate; JSON is a subset of YAML 1.2 flow style.
         return None
     values = _check_bounds(data)
-    return SourceDocument(text=text, data=data, values=values, _is_json=True)
+    return SourceDocument(text=text, data=data, values=values, _unlocated=True)
 
 
 def _check_bounds(data: Any) -> int:
@@ -170,8 +179,8 @@ def _check_bounds(data: Any) -> int:
 _CONTAINERS = (dict, list)
 
 
-def _json_positions(text: str, data: Any) -> dict[int, dict[Any, tuple[int, ...]]]:
-    """Positions for JSON-parsed data, found by re-reading the text with the YAML reader."""
+def _located_positions(text: str, data: Any) -> dict[int, dict[Any, tuple[int, ...]]]:
+    """Positions for data read without them, found by re-reading the text with the located reader."""
     try:
         shadow = _YamlBuilder(text).build()
     except LoadError:
@@ -374,7 +383,7 @@ class _YamlBuilder:
                 if event.implicit[0] and value == "" and not event.style:
                     return None
                 return value
-            return _resolve_plain(value)
+            return resolve_plain(value)
         if tag.startswith("!!"):
             tag = _CORE + tag[2:]
         name = tag[len(_CORE):] if tag.startswith(_CORE) else None
@@ -408,7 +417,8 @@ class _NoKey:
 _NO_KEY = _NoKey()
 
 
-def _resolve_plain(value: str) -> Any:
+def resolve_plain(value: str) -> Any:
+    """The value of a plain (unquoted, untagged) scalar under the YAML 1.2 core schema."""
     if _NULL.match(value):
         return None
     if _BOOL.match(value):

@@ -132,9 +132,9 @@ def pack(artifact_dir: str | Path, out_layout: str | Path, *, ref_name: str | No
     when the zstandard package is installed). ``environ`` supplies ``SOURCE_DATE_EPOCH``
     (default: the process environment).
     """
-    from ..io.errors import LoadError
-    from ..io.source import decode_text, parse_document
-    from ..validate.api import find_manifest, validate_path
+    from ..io.errors import InputError, LoadError
+    from ..io.manifest import find_manifest, load_manifest_bytes, read_manifest_bytes
+    from ..validate.api import validate_path
 
     root = Path(artifact_dir).resolve()
     out = Path(out_layout).absolute()
@@ -157,8 +157,8 @@ def pack(artifact_dir: str | Path, out_layout: str | Path, *, ref_name: str | No
     with ThreadPoolExecutor(max_workers=1) as validator:
         validation = validator.submit(validate_path, root, config=config)
         try:
-            document = parse_document(decode_text(manifest_path.read_bytes())).data
-        except (LoadError, OSError):
+            document = load_manifest_bytes(read_manifest_bytes(manifest_path)).data
+        except (LoadError, InputError):
             raise ArtifactInvalid(validation.result()) from None
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.rra-pack-", dir=out.parent))

@@ -16,9 +16,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from ..io.canonical import canonical_json
 from ..io.errors import LoadError
-from ..io.paths import MANIFEST_NAMES, lexical_issue
+from ..io.paths import lexical_issue
 from .errors import ArtifactError, PlanError
 from .spec import LauncherSpec as Launcher
 from .spec import ManifestSpec as Manifest
@@ -102,16 +101,16 @@ def load_artifact(path: str | Path) -> Artifact:
     The manifest must conform to the published schema (checked by the compiled validator; on a
     failure jsonschema names the first problem). Semantic rules are ``rra validate``'s business.
     """
-    target = Path(path)
-    manifest_path: Path | None = target
-    if target.is_dir():
-        manifest_path = next((target / n for n in MANIFEST_NAMES if (target / n).is_file()), None)
-    if manifest_path is None or not manifest_path.is_file():
-        raise ArtifactError(f"no manifest (rra.yaml) found in {str(path)!r}")
+    from ..io.errors import InputError
+    from ..io.manifest import locate_manifest, read_manifest_bytes
+
     try:
-        raw = manifest_path.read_bytes()
-    except OSError as exc:
-        raise ArtifactError(f"cannot read {str(manifest_path)!r}: {exc.strerror or exc}") from None
+        manifest_path = locate_manifest(path)
+        raw = read_manifest_bytes(manifest_path)
+    except InputError as exc:
+        raise ArtifactError(exc.message) from None
+    except LoadError as exc:
+        raise ArtifactError(f"{path}: {exc.problem.message}") from None
     data, digest = checked_manifest(manifest_path, raw)
     return Artifact(manifest_path.parent.resolve(), read_manifest(data), digest, data)
 
@@ -134,31 +133,33 @@ def checked_manifest(manifest_path: Path, raw: bytes) -> tuple[dict[str, Any], s
     cached = read_json_entry("manifests", key)
     if isinstance(cached, dict) and isinstance(cached.get("data"), dict) and isinstance(cached.get("digest"), str):
         return cached["data"], cached["digest"]
+    from ..io.manifest import load_manifest_bytes
     from ..io.schemas import compiled_is_valid
-    from ..io.source import decode_text, parse_document
 
     try:
-        doc = parse_document(decode_text(raw))
+        loaded = load_manifest_bytes(raw, path=manifest_path)
     except LoadError as exc:
         p = exc.problem
-        raise ArtifactError(f"{manifest_path}:{p.line}:{p.column}: {p.message}") from None
-    if compiled_is_valid(doc.data) is not True:
+        where = f"{manifest_path}:{p.line}:{p.column}" if p.line is not None else f"{manifest_path}"
+        raise ArtifactError(f"{where}: {p.message}") from None
+    data = loaded.data
+    if compiled_is_valid(data) is not True:
         from ..validate.schema_layer import check_schema
 
-        problems = list(check_schema(doc.data))
+        problems = list(check_schema(data))
         if problems:
             first = problems[0]
             where = "/".join(str(x) for x in first.pointer)
             raise ArtifactError(f"{manifest_path}: not a valid manifest: {first.message} at {where!r} "
                                 f"({len(problems)} problem(s); 'rra validate' lists them)")
-    if not isinstance(doc.data, dict):  # the schema requires an object; this tells mypy
+    if not isinstance(data, dict):  # the schema requires an object; this tells mypy
         raise ArtifactError(f"{manifest_path}: not a valid manifest: not a mapping")
     try:
-        digest = hashlib.sha256(canonical_json(doc.data)).hexdigest()
+        digest = loaded.digest
     except ValueError as exc:
         raise ArtifactError(f"{manifest_path}: {exc}") from None
-    write_json_entry("manifests", key, {"digest": digest, "data": doc.data})
-    return doc.data, digest
+    write_json_entry("manifests", key, {"digest": digest, "data": data})
+    return data, digest
 
 
 def format_value(value: ParamValue) -> str:

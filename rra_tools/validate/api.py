@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import gc
 import os
-import stat
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..io.errors import LoadError, Problem
+from ..io.errors import InputError, LoadError, Problem
 from ..io.limits import MAX_MANIFEST_BYTES
-from ..io.source import decode_text, parse_document
+from ..io.manifest import find_manifest, load_manifest_bytes, locate_manifest, read_manifest_bytes
 from .config import Config
 from .engine import diagnostic_from_problem, run_layers
 from .result import ValidationReport, ValidationResult
@@ -25,15 +24,6 @@ __all__ = ["MANIFEST_NAMES", "find_manifest", "validate_bytes", "validate_oci_la
            "validate_paths", "validate_target"]
 
 from ..io.paths import MANIFEST_NAMES  # re-exported: part of the library API
-
-
-def find_manifest(directory: Path) -> Path | None:
-    """The manifest file of an artifact directory, or None when it has none."""
-    for name in MANIFEST_NAMES:
-        candidate = directory / name
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def validate_bytes(
@@ -53,20 +43,15 @@ def validate_bytes(
     config = config or Config()
     deadline = None if time_budget_s is None else time.monotonic() + time_budget_s
     result = ValidationResult(input=name, manifest=name, files_checked=root is not None)
-    if len(raw) > max_bytes:
-        result.diagnostics.append(diagnostic_from_problem(Problem(
-            "RRA006", f"manifest is {len(raw)} bytes, more than the cap of {max_bytes}", None, None,
-            "split data out of the manifest; it holds references, not contents"), name, config))
-        return result
     with _collector_paused():
         try:
-            text = decode_text(raw)
-            result.source_text = text
-            doc = parse_document(text)
+            loaded = load_manifest_bytes(raw, max_bytes=max_bytes)
         except LoadError as exc:
+            result.source_text = exc.text
             result.diagnostics.append(diagnostic_from_problem(exc.problem, name, config))
             return result
-        run_layers(doc, root, config, result, deadline)
+        result.source_text = loaded.text
+        run_layers(loaded.source, root, config, result, deadline)
     return result
 
 
@@ -98,19 +83,11 @@ def validate_path(path: str | Path, *, config: Config | None = None, max_bytes: 
     """
     config = config or Config()
     given = str(path)
-    target = Path(path)
     try:
-        info = os.stat(target)
-    except OSError as exc:
-        return _unreadable(given, config, f"cannot open {given!r}: {exc.strerror or exc}",
-                           "check the path" if isinstance(exc, FileNotFoundError) else None)
-    if stat.S_ISDIR(info.st_mode):
-        manifest = find_manifest(target)
-        if manifest is None:
-            return _unreadable(given, config, f"directory {given!r} has no {' or '.join(MANIFEST_NAMES)}",
-                               "run 'rra validate' on the artifact directory or on its manifest file")
-        return validate_path_file(manifest, given, config, max_bytes, time_budget_s, files=files)
-    return validate_path_file(target, given, config, max_bytes, time_budget_s, files=files)
+        manifest = locate_manifest(path)
+    except InputError as exc:
+        return _unreadable(given, config, exc.message, exc.hint)
+    return validate_path_file(manifest, given, config, max_bytes, time_budget_s, files=files)
 
 
 def validate_path_file(manifest: Path, given: str, config: Config, max_bytes: int,
@@ -119,24 +96,13 @@ def validate_path_file(manifest: Path, given: str, config: Config, max_bytes: in
     the artifact root unless ``files`` is False."""
     shown = os.path.normpath(str(manifest))
     try:
-        info = os.stat(manifest)
-    except OSError as exc:
-        return _unreadable(given, config, f"cannot open {shown!r}: {exc.strerror or exc}")
-    if not stat.S_ISREG(info.st_mode):
-        what = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device" if (
-            stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)) else "not a regular file"
-        return _unreadable(given, config, f"{shown!r} is {what}; a manifest is a regular file")
-    if info.st_size > max_bytes:
+        raw = read_manifest_bytes(manifest, max_bytes)
+    except InputError as exc:
+        return _unreadable(given, config, exc.message, exc.hint)
+    except LoadError as exc:
         result = ValidationResult(input=given, manifest=shown, files_checked=files)
-        result.diagnostics.append(diagnostic_from_problem(Problem(
-            "RRA006", f"manifest is {info.st_size} bytes, more than the cap of {max_bytes}", None, None,
-            "a manifest holds references, not contents"), shown, config))
+        result.diagnostics.append(diagnostic_from_problem(exc.problem, shown, config))
         return result
-    try:
-        with open(manifest, "rb") as handle:
-            raw = handle.read(max_bytes + 1)
-    except OSError as exc:
-        return _unreadable(given, config, f"cannot read {shown!r}: {exc.strerror or exc}")
     result = validate_bytes(raw, name=shown, root=manifest.parent if files else None, config=config,
                             max_bytes=max_bytes, time_budget_s=time_budget_s)
     result.input = given

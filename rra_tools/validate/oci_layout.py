@@ -125,10 +125,10 @@ def validate_oci_artifact(opener: BlobOpener, descriptor: Descriptor, *, config:
 def _compare_embedded(result: ValidationResult, manifest_path: Path, embedded: object, shown: str, base: str,
                       descriptor: Descriptor, config: Config) -> None:
     from ..io.canonical import canonical_json
-    from ..io.source import decode_text, parse_document
+    from ..io.manifest import load_manifest_bytes, read_manifest_bytes
 
     try:
-        data = parse_document(decode_text(manifest_path.read_bytes()[:MAX_MANIFEST_BYTES + 1])).data
+        data = load_manifest_bytes(read_manifest_bytes(manifest_path)).data
         same = canonical_json(data) == canonical_json(embedded)
     except Exception:  # noqa: BLE001 -- an unparsable file is reported by the validator itself
         return

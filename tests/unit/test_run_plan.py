@@ -126,7 +126,7 @@ def test_substitute_keeps_escaped_braces() -> None:
 
 
 def test_unusable_artifact(tmp_path: Path) -> None:
-    with pytest.raises(ArtifactError, match=r"^no manifest \(rra.yaml\) found in "):
+    with pytest.raises(ArtifactError, match=r"^directory .* has no rra.yaml or rra.yml or rra.json$"):
         load_artifact(tmp_path)
     (tmp_path / "rra.yaml").write_text("rra_version: '1.0'\n", encoding="utf-8")
     with pytest.raises(ArtifactError, match="not a valid manifest"):
@@ -136,7 +136,7 @@ def test_unusable_artifact(tmp_path: Path) -> None:
 def test_digest_is_of_canonical_json(tmp_path: Path, root: Path) -> None:
     import hashlib
 
-    from rra_tools.run.plan import canonical_json
+    from rra_tools.io.canonical import canonical_json
 
     artifact = load_artifact(root)
     assert artifact.digest == hashlib.sha256(canonical_json(json.loads((root / "rra.yaml").read_text()))).hexdigest()
