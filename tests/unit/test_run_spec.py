@@ -4,6 +4,7 @@ the pydantic models do: same attribute names, same values, same defaults."""
 from __future__ import annotations
 
 from enum import Enum
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -97,3 +98,50 @@ def test_rra_run_does_not_import_pydantic(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_plain_view_defaults_are_the_models() -> None:
+    from pydantic import BaseModel
+    from pydantic_core import PydanticUndefined
+
+    from rra_tools.run import spec
+    from rra_tools.run._spec_source import VIEW
+
+    for name, model, fields in VIEW():
+        plain = getattr(spec, name)
+        assert sorted(plain._fields) == sorted(fields), name  # required fields come first
+        for field in fields:
+            info = model.model_fields[field]
+            if info.default_factory is None and info.default is PydanticUndefined:
+                assert field not in plain._field_defaults, f"{name}.{field} is required by the model"
+                continue
+            expected = info.get_default(call_default_factory=True)
+            if isinstance(expected, BaseModel):  # a nested model with its own defaults
+                assert plain._field_defaults[field] == getattr(spec, type(expected).__name__ + "Spec")(), field
+                continue
+            expected = expected.value if isinstance(expected, Enum) else expected
+            assert plain._field_defaults[field] == expected, f"{name}.{field}"
+
+
+def test_generate_check_fails_when_the_run_view_drifts(tmp_path: Path) -> None:
+    from .test_schema_sync import _generate
+
+    copy = tmp_path / "checkout"
+    for part in ("rra_tools", "schemas", "docs", "spec"):
+        shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
+    # A model's default changes: the run path's view no longer matches until regenerated.
+    launchers = copy / "rra_tools" / "model" / "launchers.py"
+    text = launchers.read_text(encoding="utf-8")
+    assert "gpus: int = Field(default=0," in text
+    launchers.write_text(text.replace("gpus: int = Field(default=0,", "gpus: int = Field(default=2,"), encoding="utf-8")
+    proc = _generate(copy, "--check")
+    assert proc.returncode == 1 and "stale: rra_tools/run/spec.py" in proc.stdout.splitlines(), proc.stdout
+    assert _generate(copy).returncode == 0
+    generated = copy / "rra_tools" / "run" / "spec.py"
+    assert "    gpus: int = 2\n" in generated.read_text(encoding="utf-8")
+    assert _generate(copy, "--check").returncode == 0
+    # A hand edit of the generated module is drift too.
+    edited = generated.read_text(encoding="utf-8").replace('run_records: str = "runs"', 'run_records: str = "records"')
+    generated.write_text(edited, encoding="utf-8")
+    proc = _generate(copy, "--check")
+    assert proc.returncode == 1 and proc.stdout.splitlines()[0] == "stale: rra_tools/run/spec.py", proc.stdout
