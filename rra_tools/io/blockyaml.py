@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ..errors import RRAError
 from .limits import MAX_DEPTH, MAX_NODES
 from .source import resolve_plain as _resolve_plain
 
@@ -64,8 +65,9 @@ _TYPED_FIRST = frozenset("-+.0123456789~nNtTfF")
 _PENDING = object()
 
 
-class _GiveUp(Exception):
-    """The text is outside the subset; the located reader decides what it is."""
+class _GiveUp(RRAError):
+    """The text is outside the subset; the located reader decides what it is. (Caught in this
+    module, never seen by a caller; under the one root like every exception of the package.)"""
 
 
 def read_block_yaml(text: str) -> tuple[Any, int] | None:

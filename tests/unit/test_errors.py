@@ -58,8 +58,8 @@ def test_failure_of_an_error_with_a_code_and_hint() -> None:
     # LayoutError (an OCIError): its rule code in front, its hint after, status 1.
     (["pull", "oci-layout:empty", "-o", "out"], 1,
      "error: RRA801 the layout has no oci-layout file\nhint: is this an OCI image layout directory?\n"),
-    # RunError (run layer) from 'rra results'.
-    (["results", "empty"], 2, "error: no manifest (rra.yaml) found in 'empty'\n"),
+    # ArtifactError (run layer; the manifest is found by the one loader) from 'rra results'.
+    (["results", "empty"], 2, "error: directory 'empty' has no rra.yaml or rra.yml or rra.json\n"),
     # PackError (oci pack).
     (["pack", "empty", "-o", "layout"], 2, "error: 'empty' has no rra.yaml, rra.yml or rra.json\n"),
     # ConfigError (validate) from a subcommand's configuration.
