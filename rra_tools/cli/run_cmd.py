@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ..run.container import Engine
     from ..run.local import Progress, RunResult
     from ..run.orchestrate import Executor, Skipped
+    from ..run.pending import Unfinished
     from ..run.plan import RunPlan
     from ..run.results import Results
 
@@ -132,6 +133,11 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
     engine: Engine | None = None
     try:
         artifact = load_artifact(artifact_path)
+        from ..run.pending import finish_orphaned_runs
+
+        # Runs in progress are another rra run's business; orphans are finished and said.
+        for line in _unfinished_lines([u for u in finish_orphaned_runs(artifact) if u.state != "running"]):
+            term.say(line)
         plans = plan_runs(artifact, launcher, seed=seed, all_seeds=all_seeds, overrides=parse_overrides(params))
         if not _preflight(artifact_path, force):
             return ExitStatus.USAGE
@@ -245,6 +251,15 @@ def run_command(args: tuple[str, ...], seed: int | None, all_seeds: bool, params
                           network, env, force))
 
 
+def _unfinished_lines(unfinished: list[Unfinished]) -> list[str]:
+    """What the run-record directory holds besides records, one line each."""
+    said = {"finished": "its rra run was killed; finished it as interrupted",
+            "running": "still running (no record yet)",
+            "unknown": "no record and nothing to finish it from"}
+    return [f"run without a record: {u.directory}: {said.get(u.state, u.state)}"
+            + (f" -> {u.record}" if u.record else "") for u in unfinished]
+
+
 def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:.6g}"
 
@@ -271,9 +286,15 @@ def render_results(results: Results, fmt: str) -> str:
         lines.append(f"  obtained  {_num(c.obtained)}{unit}")
         verdict = {True: "inside", False: "OUTSIDE", None: "no verdict"}[c.inside]
         lines.append(f"  verdict   {verdict}" + (f" ({c.problem})" if c.problem else ""))
+        for seed, status, record, older in c.not_counted:
+            counted = "an older successful run is counted instead" if older else "not counted"
+            lines.append(f"  NOT OK    {'noseed' if seed is None else f'seed {seed}'}: its latest run is {status} "
+                         f"({record}); {counted}")
     if not results.claims:
         lines.append("no claims")
-    lines.append(f"run records: {results.records}")
+    lines.append(f"run records: {results.records}" + (f" ({results.unsuccessful} did not succeed)"
+                                                      if results.unsuccessful else ""))
+    lines.extend(_unfinished_lines(results.unfinished))
     lines.append(f"levels claimed: {', '.join(results.levels_claimed) or 'none'}; "
                  f"met: {', '.join(results.levels_met) or 'none'}")
     return "\n".join(lines) + "\n"
@@ -286,8 +307,10 @@ def results_command(artifact: str, fmt: str) -> None:
     """Per claim: reported value, acceptance interval, obtained values, inside or outside; and
     the levels the artifact meets.
 
-    Obtained values come from the newest successful run record of each (launcher, seed). Exit
-    status: 0 when every claim is inside its interval, 1 otherwise, 2 for an unusable manifest.
+    Obtained values come from the newest successful run record of each (launcher, seed); a seed
+    whose newest run did not succeed is listed as NOT OK. A run directory that a killed rra run
+    left without a record is finished as interrupted. Exit status: 0 when every claim is inside
+    its interval, 1 otherwise, 2 for an unusable manifest.
     """
     from ..run import load_artifact
     from ..run.results import collect_results

@@ -6,7 +6,9 @@ variable ``RRA_GPU_INVENTORY`` (a JSON list of ``{"index", "model", "driver", "c
 ``cuda_version``, ``memory_total_mib`` — are read too), which tests and unusual machines use. A run that needs N devices
 takes N distinct free ones: each device is held through an exclusive ``flock`` on a lock file
 in ``RRA_GPU_LOCK_DIR`` (default: a per-user directory under the system temp dir), so
-concurrent ``rra run`` processes never share a device, and a lock dies with its holder.
+concurrent ``rra run`` processes never share a device. The local executor passes the locked
+descriptors to the launcher, so a device stays held for as long as the launcher (or anything it
+started that kept them) runs, even when ``rra run`` itself was killed.
 """
 
 from __future__ import annotations
@@ -139,15 +141,16 @@ class GpuLease:
         """The value of CUDA_VISIBLE_DEVICES for the run."""
         return ",".join(str(g.index) for g in self.devices)
 
-    def release(self) -> None:
-        """Give the devices back."""
-        import fcntl
+    @property
+    def fds(self) -> tuple[int, ...]:
+        """The locked descriptors; a launcher that inherits them holds the devices while it lives."""
+        return tuple(self._fds)
 
+    def release(self) -> None:
+        """Give the devices back: close our descriptors. A launcher (or a process it left behind)
+        that inherited them keeps the devices until it ends; LOCK_UN would free them under it."""
         for fd in self._fds:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            finally:
-                os.close(fd)
+            os.close(fd)
         self._fds.clear()
 
 

@@ -10,6 +10,7 @@ in the run directory and, through a callback, to whoever is watching.
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import subprocess
@@ -27,11 +28,12 @@ from ..model.vocab import Executor, RunStatus
 from .errors import RunError
 from .gpus import GpuInfo, acquire, inventory
 from .outcome import signal_name as _signal_name
-from .outcome import snapshot_before, write_record
+from .outcome import host_record, record_head, snapshot_before, write_record
+from .pending import Pending
 from .plan import RunPlan
 from .records import fresh_private_dir, new_run_dir
 
-__all__ = ["MINIMAL_PATH", "Progress", "RunOptions", "RunResult", "Tee", "clean_environment", "execute"]
+__all__ = ["MINIMAL_PATH", "Progress", "RunOptions", "RunResult", "Tee", "Watchdog", "clean_environment", "execute"]
 
 MINIMAL_PATH = "/usr/bin:/bin"
 
@@ -180,7 +182,7 @@ def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:
         raise RunError(f"cannot create a temporary HOME for the run: {exc}") from None
     try:
         return _execute(plan, options, gpus, lease.visible if lease.devices else None, home,
-                        [g.index for g in lease.devices])
+                        [g.index for g in lease.devices], lease.fds)
     finally:
         lease.release()
         try:
@@ -192,10 +194,27 @@ def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:
 
 
 def _execute(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], visible: str | None, home: str,
-             assigned: list[int]) -> RunResult:
+             assigned: list[int], lock_fds: tuple[int, ...]) -> RunResult:
     started = _now()
     directory = new_run_dir(plan.artifact.runs_dir, plan.launcher.id, plan.seed, started)
     env = clean_environment(plan.env, home, visible, env_dir=options.env_dir)
+    host = host_record(plan, Executor.LOCAL, gpus, options.env_dir)
+    pending = Pending.start(directory, record_head(plan, executor=Executor.LOCAL, started=started, host=host,
+                                                   assigned=assigned, environment=env))
+    try:
+        record = _run_process(plan, options, gpus, env, assigned, directory, started, host,
+                              (pending.fd, *lock_fds))
+    except BaseException:
+        os.close(pending.fd)  # left in place: the next rra run or rra results finishes it
+        raise
+    pending.finish()
+    return RunResult(record, directory)
+
+
+def _run_process(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], env: dict[str, str],
+                 assigned: list[int], directory: Path, started: datetime, host: dict[str, Any],
+                 inherited: tuple[int, ...]) -> dict[str, Any]:
+    """Start the launcher, stream, wait, stop, and write the record; the record."""
     messages: list[str] = []
     status = RunStatus.COMPLETED
     exit_status: int | None = None
@@ -212,23 +231,29 @@ def _execute(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], visible: s
             status = RunStatus.FAILED
         else:
             try:
+                # The launcher inherits the pending record's and the GPUs' locked descriptors:
+                # they stay locked for as long as it lives, even if rra run is killed.
                 proc = subprocess.Popen(plan.argv, cwd=cwd.path, env=env, stdin=subprocess.DEVNULL,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        start_new_session=True, close_fds=True)
+                                        start_new_session=True, close_fds=True, pass_fds=inherited)
             except OSError as exc:
                 messages.append(f"cannot start {plan.argv[0]!r}: {exc.strerror or exc}")
                 status = RunStatus.FAILED
         if proc is not None:
             assert proc.stdout is not None and proc.stderr is not None
+            watchdog = Watchdog(proc.pid, options.kill_grace_s)
             readers = [threading.Thread(target=_pump, args=(proc.stdout, Tee(out_log, "stdout", options.on_output)),
                                         daemon=True),
                        threading.Thread(target=_pump, args=(proc.stderr, Tee(err_log, "stderr", options.on_output)),
                                         daemon=True)]
             for reader in readers:
                 reader.start()
-            status, killed_by = _wait(proc, plan, options, t0, messages)
-            # Sweep what the launcher left behind in its group, so pipes close and nothing lingers.
-            _kill_group(proc.pid, signal.SIGKILL)
+            try:
+                status, killed_by = _wait(proc, plan, options, t0, messages)
+                # Sweep what the launcher left behind in its group, so pipes close and nothing lingers.
+                _kill_group(proc.pid, signal.SIGKILL)
+            finally:
+                watchdog.dismiss()
             for reader in readers:
                 reader.join(timeout=5.0)
             if any(reader.is_alive() for reader in readers):
@@ -246,11 +271,74 @@ def _execute(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], visible: s
                 messages.append(f"process was killed by signal {_signal_name(-code)}")
             if status == RunStatus.COMPLETED and exit_status not in (None, 0):
                 messages.append(f"process exited with status {exit_status}")
-    record = write_record(plan, directory, executor=Executor.LOCAL, started=started, ended=_now(),
-                          duration_s=time.monotonic() - t0, started_epoch=started_epoch, status=status,
-                          exit_status=exit_status, killed_by=killed_by, host_gpus=gpus, assigned=assigned,
-                          environment=env, messages=messages, before=before, env_dir=options.env_dir)
-    return RunResult(record, directory)
+    return write_record(plan, directory, executor=Executor.LOCAL, started=started, ended=_now(),
+                        duration_s=time.monotonic() - t0, started_epoch=started_epoch, status=status,
+                        exit_status=exit_status, killed_by=killed_by, host_gpus=gpus, assigned=assigned,
+                        environment=env, messages=messages, before=before, env_dir=options.env_dir, host=host)
+
+
+#: Dismissed watchdogs not reaped yet (held so that no Popen is dropped while running).
+_DISMISSED: list[subprocess.Popen[bytes]] = []
+
+
+@atexit.register
+def _reap_dismissed() -> None:
+    for proc in _DISMISSED:
+        try:
+            proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    _DISMISSED.clear()
+
+
+class Watchdog:
+    """Stops the launcher's process group if ``rra run`` dies without doing it.
+
+    A tiny shell (in its own session, so a terminal's Ctrl-C or a kill of rra's group does not
+    reach it) waits on a pipe whose only writer is this process. When the run ends normally,
+    :meth:`dismiss` tells it so and it exits. When this process dies in any way, SIGKILL and the
+    out-of-memory killer included, the kernel closes the pipe: the shell reads end-of-file and
+    stops the group with SIGTERM, then SIGKILL after the grace period, as a timeout would.
+
+    Why not only ``prctl(PR_SET_PDEATHSIG)`` in the child: it reaches the launcher's first
+    process alone, not the workers and subprocesses in its group (a ``sh -c`` wrapper dies and
+    its ``python train.py`` keeps the GPU), and setting it needs a ``preexec_fn``, which makes
+    every spawn a full fork and costs the ctypes import on every run. The shell costs about a
+    millisecond. Once the group is gone, the watchdog is dismissed before the leader's process
+    id can be reused, so it never signals a stranger.
+    """
+
+    # $1: the group; $2: the grace period in tenths of a second, polled so that a group that
+    # ends at SIGTERM lets the watchdog end at once.
+    _SCRIPT = ('read line; [ "$line" = done ] && exit 0; kill -s TERM -- "-$1" 2>/dev/null || exit 0; i=0; '
+               'while [ "$i" -lt "$2" ]; do kill -s 0 -- "-$1" 2>/dev/null || exit 0; sleep 0.1; i=$((i+1)); '
+               'done; kill -s KILL -- "-$1" 2>/dev/null; exit 0')
+
+    def __init__(self, pgid: int, grace_s: float) -> None:
+        _DISMISSED[:] = [p for p in _DISMISSED if p.poll() is None]
+        self.proc: subprocess.Popen[bytes] | None
+        try:
+            tenths = str(max(1, round(grace_s * 10)))
+            self.proc = subprocess.Popen(["/bin/sh", "-c", self._SCRIPT, "rra-watchdog", str(pgid), tenths],
+                                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+        except OSError:  # no /bin/sh: the run goes on, unguarded
+            self.proc = None
+
+    def dismiss(self) -> None:
+        """The group is stopped: let the watchdog exit without signalling anything."""
+        if self.proc is None or self.proc.stdin is None:
+            return
+        try:
+            self.proc.stdin.write(b"done\n")
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        # Not waited for (its start-up would add a millisecond to every run): it exits on its
+        # own and is reaped when the next watchdog starts.
+        _DISMISSED.append(self.proc)
+        self.proc = None
 
 
 class _ExitWaiter:

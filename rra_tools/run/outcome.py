@@ -28,8 +28,9 @@ from .tree import OutputState, Snapshot, output_state, stray_writes, take_snapsh
 from .plan import RunPlan
 from .records import record_bytes, redact, utc_stamp, write_atomic
 
-__all__ = ["MAX_STRAY_LISTED", "STALE_SLACK_S", "RunSnapshot", "allowed_writes", "claim_metrics", "collect_outputs", "log_file",
-           "signal_name", "snapshot_before", "write_record"]
+__all__ = ["MAX_STRAY_LISTED", "STALE_SLACK_S", "RunSnapshot", "allowed_writes", "assemble_record", "claim_metrics",
+           "collect_outputs", "host_record", "log_file", "record_head", "signal_name", "snapshot_before",
+           "write_record"]
 
 #: Stray writes listed in a record; the message gives the total.
 MAX_STRAY_LISTED = 100
@@ -209,7 +210,8 @@ def snapshot_before(plan: RunPlan) -> RunSnapshot:
     return RunSnapshot(take_snapshot(plan.artifact.root, [a for a in allowed_writes(plan) if a]), outputs)
 
 
-def _host(plan: RunPlan, executor: Executor, host_gpus: list[GpuInfo], env_dir: Path | None) -> dict[str, Any]:
+def host_record(plan: RunPlan, executor: Executor, host_gpus: list[GpuInfo], env_dir: Path | None) -> dict[str, Any]:
+    """The record's ``host``: this machine, its GPUs, and the run's package set against the lock."""
     if executor == Executor.CONTAINER:
         # The image's packages are not visible from here; the image id in 'container' pins them.
         return host_fingerprint(host_gpus, environment="image")
@@ -219,12 +221,55 @@ def _host(plan: RunPlan, executor: Executor, host_gpus: list[GpuInfo], env_dir: 
                             lock=lock)
 
 
+def record_head(plan: RunPlan, *, executor: Executor, started: datetime, host: dict[str, Any],
+                assigned: list[int], environment: dict[str, str]) -> dict[str, Any]:
+    """The fields of a record known when the process starts (what a pending record holds)."""
+    return {
+        "record_version": RECORD_VERSION,
+        "artifact_id": plan.artifact.manifest.id,
+        "artifact_digest": plan.artifact.digest,
+        "launcher": plan.launcher.id,
+        "argv": list(plan.argv),
+        "cwd": plan.cwd,
+        "parameters": dict(plan.parameters),
+        "seed": plan.seed,
+        "started": utc_stamp(started),
+        "executor": Executor(executor).value,
+        "timeout_s": plan.timeout_s,
+        "host": host,
+        "gpus": list(assigned),
+        "environment": redact(environment),
+    }
+
+
+def assemble_record(head: Mapping[str, Any], *, ended: datetime, duration_s: float, status: RunStatus,
+                    exit_status: int | None, killed_by: int | None, container: dict[str, Any] | None,
+                    outputs: list[dict[str, Any]], missing: list[dict[str, Any]], logs: list[dict[str, Any]],
+                    metrics: dict[str, float], stray: list[str], messages: list[str]) -> dict[str, Any]:
+    """A whole record from its :func:`record_head` and how the run ended, in the field order the
+    RunRecord model writes (absent optionals left out; seed and exit_status always present)."""
+    record: dict[str, Any] = {key: head[key] for key in ("record_version", "artifact_id", "artifact_digest",
+                                                          "launcher", "argv", "cwd", "parameters", "seed",
+                                                          "started")}
+    record.update({"ended": utc_stamp(ended), "duration_s": round(duration_s, 6),
+                   "status": RunStatus(status).value, "exit_status": exit_status})
+    if killed_by is not None:
+        record["signal"] = killed_by
+    record["executor"] = head["executor"]
+    if container is not None:
+        record["container"] = container
+    record.update({key: head[key] for key in ("timeout_s", "host", "gpus", "environment")})
+    record.update({"outputs": outputs, "missing_outputs": missing, "logs": logs, "metrics": metrics,
+                   "stray_writes": stray[:MAX_STRAY_LISTED], "messages": messages})
+    return record
+
+
 def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started: datetime, ended: datetime,
                  duration_s: float, started_epoch: float, status: RunStatus, exit_status: int | None,
                  killed_by: int | None, host_gpus: list[GpuInfo], assigned: list[int],
                  environment: dict[str, str], messages: list[str],
                  container: dict[str, Any] | None = None, before: RunSnapshot | None = None,
-                 env_dir: Path | None = None) -> dict[str, Any]:
+                 env_dir: Path | None = None, host: dict[str, Any] | None = None) -> dict[str, Any]:
     """Check the outputs and the tree, extract the metrics, and write ``record.json`` atomically;
     the record as written (plain JSON data).
 
@@ -233,7 +278,8 @@ def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started:
     suite checks every record any test writes against the schema (tests/conftest.py).
 
     ``before`` is the tree snapshot taken before the run (:func:`snapshot_before`); files
-    created, changed or removed outside the allowed places since then fail the run.
+    created, changed or removed outside the allowed places since then fail the run. ``host``
+    is :func:`host_record`, when the executor took it before the run.
     """
     outputs, missing, paths = collect_outputs(plan, started_epoch, messages,
                                               None if before is None else before.outputs)
@@ -247,39 +293,12 @@ def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started:
                             "declare them as outputs or write them elsewhere")
     if status == RunStatus.COMPLETED and exit_status == 0 and (missing or not complete or stray):
         status = RunStatus.FAILED
-    # Field order and omissions as the RunRecord model writes them (absent optionals left out,
-    # seed and exit_status always present); the schema check below holds the two together.
-    record: dict[str, Any] = {
-        "record_version": RECORD_VERSION,
-        "artifact_id": plan.artifact.manifest.id,
-        "artifact_digest": plan.artifact.digest,
-        "launcher": plan.launcher.id,
-        "argv": list(plan.argv),
-        "cwd": plan.cwd,
-        "parameters": dict(plan.parameters),
-        "seed": plan.seed,
-        "started": utc_stamp(started),
-        "ended": utc_stamp(ended),
-        "duration_s": round(duration_s, 6),
-        "status": RunStatus(status).value,
-        "exit_status": exit_status,
-    }
-    if killed_by is not None:
-        record["signal"] = killed_by
-    record["executor"] = Executor(executor).value
-    if container is not None:
-        record["container"] = container
-    record.update({
-        "timeout_s": plan.timeout_s,
-        "host": _host(plan, executor, host_gpus, env_dir),
-        "gpus": list(assigned),
-        "environment": redact(environment),
-        "outputs": outputs,
-        "missing_outputs": missing,
-        "logs": [log_file(directory, "stdout"), log_file(directory, "stderr")],
-        "metrics": metrics,
-        "stray_writes": stray[:MAX_STRAY_LISTED],
-        "messages": messages,
-    })
+    head = record_head(plan, executor=executor, started=started,
+                       host=host if host is not None else host_record(plan, executor, host_gpus, env_dir),
+                       assigned=assigned, environment=environment)
+    record = assemble_record(head, ended=ended, duration_s=duration_s, status=status, exit_status=exit_status,
+                             killed_by=killed_by, container=container, outputs=outputs, missing=missing,
+                             logs=[log_file(directory, "stdout"), log_file(directory, "stderr")],
+                             metrics=metrics, stray=stray, messages=messages)
     write_atomic(directory / "record.json", record_bytes(record))
     return record

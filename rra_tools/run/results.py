@@ -10,6 +10,7 @@ from typing import Any
 
 from ..intervals import Interval, acceptance_interval, aggregate
 from ..io.run_records import is_successful, read_run_record
+from .pending import Unfinished, finish_orphaned_runs
 from .plan import Artifact
 
 __all__ = ["ClaimResult", "Results", "collect_results", "latest_successful"]
@@ -30,6 +31,10 @@ class ClaimResult:
     values: list[tuple[int | None, float, str]]
     obtained: float | None
     problem: str | None
+    #: Runs of the claim's launcher whose newest record did not succeed, newest first per seed:
+    #: (seed, status, record path relative to the root, whether an older successful run of that
+    #: seed is counted instead). A verdict from the other seeds does not hide them.
+    not_counted: list[tuple[int | None, str, str, bool]] = field(default_factory=list)
 
     @property
     def inside(self) -> bool | None:
@@ -50,6 +55,8 @@ class ClaimResult:
             "aggregate": self.aggregate,
             "values": [{"seed": s, "value": v, "record": r} for s, v, r in self.values],
             "obtained": self.obtained, "inside": self.inside, "problem": self.problem,
+            "not_counted": [{"seed": seed, "status": status, "record": record, "older_success_counted": older}
+                            for seed, status, record, older in self.not_counted],
         }
 
 
@@ -61,10 +68,17 @@ class Results:
     levels_claimed: list[str] = field(default_factory=list)
     levels_met: list[str] = field(default_factory=list)
     records: int = 0
+    #: Records whose run did not succeed (failed, non-zero exit, timeout, interrupted).
+    unsuccessful: int = 0
+    #: Run directories without a record (see :func:`rra_tools.run.pending.finish_orphaned_runs`).
+    unfinished: list[Unfinished] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON output."""
         return {"claims": [c.as_dict() for c in self.claims], "records": self.records,
+                "unsuccessful_records": self.unsuccessful,
+                "unfinished_runs": [{"directory": u.directory, "state": u.state, "record": u.record}
+                                    for u in self.unfinished],
                 "levels": {"claimed": self.levels_claimed, "met": self.levels_met}}
 
 
@@ -73,35 +87,67 @@ def _plain(value: object) -> str:
     return str(value.value) if isinstance(value, Enum) else str(value)
 
 
-def latest_successful(artifact: Artifact) -> tuple[dict[tuple[str, int | None], tuple[Mapping[str, Any], str]], int]:
-    """The newest successful record per (launcher, seed), with its path; and the record count."""
+Key = tuple[str, int | None]
+
+
+@dataclass
+class _Scan:
+    """Every record of the artifact, read once."""
+
+    #: Newest successful record per (launcher, seed), with its path.
+    best: dict[Key, tuple[Mapping[str, Any], str]] = field(default_factory=dict)
+    #: Newest record of any outcome per (launcher, seed): (ended, status, path, successful).
+    newest: dict[Key, tuple[str, str, str, bool]] = field(default_factory=dict)
+    count: int = 0
+    unsuccessful: int = 0
+
+
+def _scan(artifact: Artifact) -> _Scan:
     runs = artifact.runs_dir
-    best: dict[tuple[str, int | None], tuple[Mapping[str, Any], str]] = {}
-    count = 0
+    scan = _Scan()
     if not runs.is_dir():
-        return best, 0
+        return scan
     for path in sorted(runs.rglob("*.json")):
         record = read_run_record(artifact.root, path)
         if isinstance(record, str):
             continue
-        count += 1
-        if not is_successful(record):
-            continue
+        scan.count += 1
         seed = record.get("seed")
         key = (record["launcher"], seed if isinstance(seed, int) and not isinstance(seed, bool) else None)
         when = str(record.get("ended", ""))
-        held = best.get(key)
+        where = path.relative_to(artifact.root).as_posix()
+        ok = is_successful(record)
+        if not ok:
+            scan.unsuccessful += 1
+        latest = scan.newest.get(key)
+        if latest is None or when >= latest[0]:
+            status = str(record.get("status", "?"))
+            if status == "completed":
+                status = f"completed with exit status {record.get('exit_status')}"
+            scan.newest[key] = (when, status, where, ok)
+        if not ok:
+            continue
+        held = scan.best.get(key)
         if held is None or when >= str(held[0].get("ended", "")):
-            best[key] = (record, path.relative_to(artifact.root).as_posix())
-    return best, count
+            scan.best[key] = (record, where)
+    return scan
+
+
+def latest_successful(artifact: Artifact) -> tuple[dict[Key, tuple[Mapping[str, Any], str]], int]:
+    """The newest successful record per (launcher, seed), with its path; and the record count."""
+    scan = _scan(artifact)
+    return scan.best, scan.count
 
 
 def collect_results(artifact: Artifact) -> Results:
     """Per claim: reported value, acceptance interval, obtained value(s) and verdict; and levels."""
     from ..validate.api import validate_path
 
-    newest, count = latest_successful(artifact)
-    results = Results(records=count, levels_claimed=[_plain(x) for x in artifact.manifest.levels])
+    unfinished = finish_orphaned_runs(artifact)
+    scan = _scan(artifact)
+    newest = scan.best
+    results = Results(records=scan.count, unsuccessful=scan.unsuccessful, unfinished=unfinished,
+                      levels_claimed=[_plain(x) for x in artifact.manifest.levels])
     for claim in artifact.manifest.claims:
         observations = [o.value for o in claim.reference.observations]
         interval = None
@@ -125,10 +171,14 @@ def collect_results(artifact: Artifact) -> Results:
                 problem = str(exc)
         if interval is None and problem is None:
             problem = "no acceptance interval (fewer than 2 finite observations)"
+        not_counted = [(seed, status, where, (claim.launcher, seed) in newest)
+                       for (launcher, seed), (_, status, where, ok) in sorted(scan.newest.items(),
+                                                                            key=lambda kv: (kv[0][0], kv[0][1] or -1))
+                       if launcher == claim.launcher and not ok]
         results.claims.append(ClaimResult(
             claim=claim.id, launcher=claim.launcher, unit=claim.metric.unit, reported=claim.reported.value,
             precision=claim.reported.precision, interval=interval, aggregate=_plain(claim.aggregate),
-            values=values, obtained=obtained, problem=problem))
+            values=values, obtained=obtained, problem=problem, not_counted=not_counted))
     validation = validate_path(artifact.root)
     results.levels_met = list(validation.levels_met or [])
     return results

@@ -226,3 +226,36 @@ def test_an_unreadable_output_fails_the_run(tmp_path: Path) -> None:
     assert data["status"] == "failed" and data["outputs"] == []
     assert data["missing_outputs"] == [{"id": "scores", "path": "out/s.json"}]
     assert data["messages"] == ["declared output 'scores' (out/s.json) cannot be read: Permission denied"]
+
+
+def test_results_say_which_runs_did_not_succeed(tmp_path: Path) -> None:
+    # Three seeds, the third fails: the other two still give a verdict inside the interval, and
+    # rra results says plainly that one run is not counted (it used to say nothing).
+    from ..rra_cli import rra
+
+    claim = {**SCORE_CLAIM, "extract": {"output": "scores", "json_pointer": "/acc"}}
+    root = _artifact(tmp_path / "art", """
+        import json, os, sys
+        seed = int(sys.argv[1])
+        if seed == 2:
+            sys.exit("diverged")
+        os.makedirs("out", exist_ok=True)
+        json.dump({"acc": 0.5}, open(f"out/s-{seed}.json", "w"))
+    """, [{"id": "scores", "path": "out/s-{seed}.json", "format": "json"}], [claim],
+        stochastic=True, seeds=[0, 1, 2])
+    data = json.loads((root / "rra.yaml").read_text())
+    data["launchers"][0]["argv"] = ["python", "job.py", "{seed}"]
+    (root / "rra.yaml").write_text(json.dumps(data))
+    assert rra("run", str(root), "job", "--all-seeds").returncode == 1
+    (failed,) = (root / "runs" / "job").glob("2-*/record.json")
+    where = failed.relative_to(root).as_posix()
+    proc = rra("results", str(root))
+    assert proc.returncode == 0, proc.stdout
+    assert "  verdict   inside\n" in proc.stdout
+    assert (f"  NOT OK    seed 2: its latest run is completed with exit status 1 ({where}); not counted\n"
+            in proc.stdout)
+    assert "run records: 3 (1 did not succeed)\n" in proc.stdout
+    as_json = json.loads(rra("results", str(root), "--format", "json").stdout)
+    assert as_json["unsuccessful_records"] == 1
+    assert as_json["claims"][0]["not_counted"] == [{"seed": 2, "status": "completed with exit status 1",
+                                                    "record": where, "older_success_counted": False}]
