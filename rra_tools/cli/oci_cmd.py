@@ -40,6 +40,20 @@ def _registry_options(func: F) -> F:
     return func
 
 
+_SIZE_UNITS = {"": 1, "B": 1, "KB": 1000, "MB": 1000 ** 2, "GB": 1000 ** 3, "TB": 1000 ** 4,
+               "KIB": 1024, "MIB": 1024 ** 2, "GIB": 1024 ** 3, "TIB": 1024 ** 4}
+
+
+def _byte_size(ctx: click.Context, param: click.Parameter, value: str) -> int:
+    """A number of bytes: ``1000``, ``500MB`` (powers of 1000), ``2GiB`` (powers of 1024)."""
+    text = value.strip()
+    digits = text.rstrip("BbIiKkMmGgTt ")
+    unit = text[len(digits):].strip().upper()
+    if not digits.isascii() or not digits.isdigit() or len(digits) > 20 or unit not in _SIZE_UNITS:
+        raise click.BadParameter(f"{value!r} is not a size; write e.g. 1000, 500MB or 2GiB", ctx, param)
+    return int(digits) * _SIZE_UNITS[unit]
+
+
 class _ProgressView:
     """Renders transfer progress on standard error: one updating line on a terminal, a line per
     finished blob otherwise. Called from worker threads, hence the lock."""
@@ -159,29 +173,42 @@ def push(source: str, ref: str, ref_name: str | None, plain_http: bool | None, i
               help="Comma-separated layer roles to fetch and unpack, e.g. manifest,code.")
 @click.option("--layout", "as_layout", is_flag=True,
               help="Write the verified OCI image layout to OUTPUT instead of unpacking it.")
+@click.option("--max-unpacked-bytes", callback=_byte_size, default="64GiB", show_default=True, metavar="SIZE",
+              help="Refuse an artifact whose layers unpack to more (checked before they are fetched); "
+              "e.g. 500MB, 2GiB, 0 for no limit.")
+@click.option("--max-entries", type=click.IntRange(1), default=1_000_000, show_default=True,
+              help="Refuse an artifact with more files, directories and links.")
 @_registry_options
-def pull(ref: str, output: str, only: str | None, as_layout: bool, plain_http: bool | None, insecure: bool,
-         workers: int, retries: int, quiet: bool) -> None:
+def pull(ref: str, output: str, only: str | None, as_layout: bool, max_unpacked_bytes: int, max_entries: int,
+         plain_http: bool | None, insecure: bool, workers: int, retries: int, quiet: bool) -> None:
     """Pull REF and unpack it into a new directory; every blob is checked against its digest.
 
     REF is a registry reference (HOST/REPO:TAG or @sha256:...) or a local image layout,
-    'oci-layout:DIR[:REF-NAME]'. A failed pull leaves nothing at OUTPUT.
+    'oci-layout:DIR[:REF-NAME]'. Before unpacking, an artifact that is not an RRA, or whose
+    layers declare more than --max-unpacked-bytes or the free disk space, is refused. A failed
+    pull leaves nothing at OUTPUT.
     """
     from pathlib import Path
 
     roles = None if only is None else [r.strip() for r in only.split(",") if r.strip()]
 
+    from ..oci.unpack import UnpackLimits
+
+    limits = UnpackLimits(max_total_bytes=max_unpacked_bytes or None, max_entries=max_entries)
     if ref.startswith("oci-layout:"):
         # The embedded default: a layout on disk (from 'rra pack' or 'skopeo copy'), no registry.
-        from ..oci.layout import resolve
-        from ..oci.unpack import unpack_layers
+        from ..oci.layout import layout_opener, resolve
+        from ..oci.pull import check_unpackable
+        from ..oci.unpack import read_config, unpack_layers
         from ..validate.oci_layout import parse_layout_target
 
         if as_layout:
             raise click.UsageError("--layout copies from a registry; the source is already a layout")
         layout, ref_name = parse_layout_target(ref)
         descriptor, manifest = resolve(Path(layout), ref_name)
-        unpack_layers(Path(layout), manifest, Path(output), only_roles=roles)
+        _, config = read_config(layout_opener(Path(layout)), manifest)
+        check_unpackable(manifest, config, roles, limits, Path(output).absolute().parent, where=ref)
+        unpack_layers(Path(layout), manifest, Path(output), only_roles=roles, limits=limits, config=config)
         click.echo(f"unpacked {ref} {descriptor.digest} into {output}")
         return
     from ..oci.pull import fetch_layout
@@ -194,7 +221,7 @@ def pull(ref: str, output: str, only: str | None, as_layout: bool, plain_http: b
         if as_layout:
             result = fetch_layout(source, Path(output), client, roles=roles)
         else:
-            result = do_pull(source, Path(output), client, roles=roles)
+            result = do_pull(source, Path(output), client, roles=roles, limits=limits)
     view.finish()
     click.echo(f"pulled {source} {result.digest} into {output}")
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..io.canonical import canonical_json
+from ..io.links import LinkTree
 from ..io.paths import lexical_issue
 from .compression import STORE_RATIO, default_compression, make_compressor, sample_ratio
 from .config import ArtifactConfig, LayerEntry
@@ -237,7 +238,9 @@ def collect_layers(root: Path, document: Any, manifest_file: str, skip: set[Path
     ignore_file = root / IGNORE_FILE
     rules = IgnoreRules.parse(ignore_file.read_text(encoding="utf-8")) if ignore_file.is_file() else IgnoreRules()
     groups: dict[tuple[str, str | None], list[Entry]] = {}
-    for entry in _walk(root, rules, {p.resolve() for p in (skip or set())}):
+    walked = _walk(root, rules, {p.resolve() for p in (skip or set())})
+    _check_links(walked)
+    for entry in walked:
         placed = plan.role_of(entry.name)
         if placed is not None:
             groups.setdefault(placed, []).append(entry)
@@ -295,6 +298,17 @@ def _link_target(root: Path, rel: str, path: Path) -> str:
         raise PackError(f"symbolic link {rel!r} points outside the artifact ({target!r}); an unpacked copy "
                         f"could not follow it. Replace it with the file or list it in {IGNORE_FILE}")
     return target
+
+
+def _check_links(entries: list[Entry]) -> None:
+    # Each target passed alone (_link_target); together, a link can lead out through another.
+    links = LinkTree("the artifact")
+    for entry in entries:
+        if entry.kind == "symlink":
+            links.add(entry.name, entry.target)
+    for problem in links.problems():
+        raise PackError(f"symbolic link {problem.path!r} ({problem.target!r}) {problem.why}; an unpacked copy "
+                        f"could not follow it. Replace it with the file or list it in {IGNORE_FILE}")
 
 
 def _write_layers(layout: Path, layers: list[PlannedLayer], kind: str, mtime: int,

@@ -6,24 +6,32 @@ cap, every layer streamed to disk while hashed and renamed into place only when 
 match. The layout is assembled in a temporary directory and renamed into place; ``pull``
 unpacks it into another temporary directory that becomes the output only at the end, so a
 failed pull leaves nothing behind.
+
+Before any layer is downloaded, ``pull`` checks that the manifest is an RRA's (its
+``artifactType``) and that what its config declares fits the :class:`UnpackLimits` (64 GiB and
+1,000,000 entries by default) and the free space next to the output: a small layer that
+honestly expands to terabytes is refused before it costs a byte of disk. The declared sizes are
+binding: unpacking refuses a layer as soon as it yields more than its config says.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import OCIError
+from .errors import DocumentTooLarge, MediaTypeError, OCIError
 from .layout import Descriptor, blob_path, init_layout, write_index
 from .mediatypes import (
     ANNOTATION_LAYER_ROLE,
     ANNOTATION_REF_NAME,
+    ARTIFACT_TYPE,
     INDEX_MEDIA_TYPE,
     MANIFEST_MEDIA_TYPE,
     MAX_CONFIG_BYTES,
@@ -34,8 +42,20 @@ from .registry import MalformedError, Reference, RegistryClient, RegistryError
 if TYPE_CHECKING:
     from ..validate.config import Config
     from ..validate.result import ValidationResult
+    from .config import ArtifactConfig
+    from .unpack import UnpackLimits
 
-__all__ = ["PullResult", "fetch_layout", "pull", "role_of", "validate_remote"]
+__all__ = ["DEFAULT_MAX_ENTRIES", "DEFAULT_MAX_UNPACKED_BYTES", "PullResult", "check_unpackable", "fetch_layout",
+           "pull", "role_of", "validate_remote"]
+
+#: What ``pull`` unpacks at most by default: the sum of the layers' uncompressed sizes.
+DEFAULT_MAX_UNPACKED_BYTES = 64 * 1024 ** 3
+#: ... and the number of tar entries.
+DEFAULT_MAX_ENTRIES = 1_000_000
+
+#: Called with the manifest and the verified config bytes, before any layer is fetched.
+Vet = Callable[[dict[str, Any], bytes], None]
+
 
 @dataclass(frozen=True)
 class PullResult:
@@ -58,17 +78,27 @@ def role_of(layer: dict[str, Any]) -> str | None:
 
 
 def fetch_layout(source: Reference, layout: Path, client: RegistryClient, *, roles: Iterable[str] | None = None,
-                 max_manifest_bytes: int | None = None, max_config_bytes: int | None = None) -> PullResult:
+                 max_manifest_bytes: int | None = None, max_config_bytes: int | None = None,
+                 vet: Vet | None = None) -> PullResult:
     """Fetch ``source`` (manifest, config, layers — only the layers of ``roles`` when given) into a
-    new OCI image layout at ``layout``, which must not exist. All or nothing."""
+    new OCI image layout at ``layout``, which must not exist. All or nothing.
+
+    ``vet(manifest, config_bytes)`` may refuse the artifact (by raising) before any layer is
+    fetched."""
     if layout.exists():
         raise RegistryError(f"{layout} exists; pull into a new directory")
     layout.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{layout.name}.part-", dir=layout.parent))
     try:
         result = _fetch_into(source, scratch, client, roles, max_manifest_bytes or MAX_MANIFEST_BYTES,
-                             max_config_bytes or MAX_CONFIG_BYTES)
-        os.rename(scratch, layout)
+                             max_config_bytes or MAX_CONFIG_BYTES, vet)
+        try:
+            os.rename(scratch, layout)
+        except OSError as exc:
+            if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR):
+                raise
+            raise RegistryError(f"{layout} appeared while pulling (another pull into the same place?); "
+                                "it was left as it is") from None
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
@@ -77,7 +107,7 @@ def fetch_layout(source: Reference, layout: Path, client: RegistryClient, *, rol
 
 
 def _fetch_into(source: Reference, layout: Path, client: RegistryClient, roles: Iterable[str] | None,
-                cap: int, config_cap: int) -> PullResult:
+                cap: int, config_cap: int, vet: Vet | None) -> PullResult:
     fetched = client.get_manifest(source.repository, source.reference, max_bytes=cap)
     try:
         manifest = json.loads(fetched.data)
@@ -111,6 +141,8 @@ def _fetch_into(source: Reference, layout: Path, client: RegistryClient, roles: 
     config_data = client.fetch_blob_bytes(source.repository, str(config["digest"]), int(config["size"]),
                                           config_cap)
     _write_small(layout, str(config["digest"]), config_data)
+    if vet is not None:
+        vet(manifest, config_data)
     todo: dict[str, int] = {}
     for layer in layers:
         todo[str(layer["digest"])] = int(layer["size"])
@@ -140,12 +172,19 @@ def _download_all(layout: Path, repository: str, blobs: dict[str, int], client: 
 
 
 def pull(source: Reference, output: Path, client: RegistryClient, *, roles: Iterable[str] | None = None,
-         unpack: Callable[[Path, dict[str, Any], Path, list[str] | None], object] | None = None) -> PullResult:
+         unpack: Callable[[Path, dict[str, Any], Path, list[str] | None], object] | None = None,
+         limits: UnpackLimits | None = None) -> PullResult:
     """Fetch ``source`` and unpack its layers into the new directory ``output``; all or nothing.
 
-    ``unpack(layout, manifest, output, roles)`` defaults to :func:`rra_tools.oci.unpack.unpack_layers`,
-    which checks every tar entry and renames its work into place only at the end.
+    Before a layer is fetched, :func:`check_unpackable` refuses a manifest that is no RRA's and
+    declared sizes beyond ``limits`` (default: 64 GiB, 1,000,000 entries) or the free space.
+    ``unpack(layout, manifest, output, roles)`` defaults to :func:`rra_tools.oci.unpack.unpack_layers`
+    with ``limits``, which checks every tar entry and renames its work into place only at the end.
     """
+    from .unpack import UnpackLimits
+
+    limits = limits or UnpackLimits(max_total_bytes=DEFAULT_MAX_UNPACKED_BYTES, max_entries=DEFAULT_MAX_ENTRIES)
+    wanted = None if roles is None else sorted(set(roles))
     if output.exists() and (not output.is_dir() or any(output.iterdir())):
         raise RegistryError(f"{output} exists and is not empty; pull into a new directory")
     parent = output.resolve().parent
@@ -153,18 +192,53 @@ def pull(source: Reference, output: Path, client: RegistryClient, *, roles: Iter
     scratch = Path(tempfile.mkdtemp(prefix=f".{output.name}.pull-", dir=parent))
     try:
         layout = scratch / "layout"
-        result = fetch_layout(source, layout, client, roles=roles)
-        (unpack or _default_unpack)(layout, result.manifest, output, None if roles is None else sorted(set(roles)))
+        def vet(manifest: dict[str, Any], config: bytes) -> None:
+            from .config import ArtifactConfig
+
+            parsed = ArtifactConfig.parse(config, str(manifest["config"]["digest"]))
+            check_unpackable(manifest, parsed, wanted, limits, parent, where=str(source))
+
+        result = fetch_layout(source, layout, client, roles=roles, vet=vet)
+        if unpack is not None:
+            unpack(layout, result.manifest, output, wanted)
+        else:
+            from .unpack import unpack_layers
+
+            unpack_layers(layout, result.manifest, output, only_roles=wanted, limits=limits)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return PullResult(result.reference, result.digest, result.manifest, None, output, result.blobs, result.bytes,
                       result.roles)
 
 
-def _default_unpack(layout: Path, manifest: dict[str, Any], output: Path, roles: list[str] | None) -> None:
-    from .unpack import unpack_layers
+def check_unpackable(manifest: Mapping[str, Any], config: ArtifactConfig, roles: Collection[str] | None,
+                     limits: UnpackLimits, parent: Path, *, where: str) -> None:
+    """Refuse, before anything is unpacked (or fetched), an artifact that is no RRA or whose
+    layers (of ``roles``) declare more than ``limits.max_total_bytes`` or than ``parent``'s free space.
 
-    unpack_layers(layout, manifest, output, only_roles=roles)
+    MediaTypeError for the artifact type, DocumentTooLarge for the sizes; ``where`` names the source.
+    """
+    from .config import match_layers
+
+    kind = manifest.get("artifactType")
+    if kind != ARTIFACT_TYPE:
+        raise MediaTypeError(f"{where} is not an RRA artifact: its artifactType is {kind!r}, not {ARTIFACT_TYPE!r}; "
+                             "'rra pull --layout' fetches any artifact as it is")
+    chosen = [(d, e) for d, e, _ in match_layers(manifest, config)
+              if roles is None or e.role in roles]
+    unpacked = sum(e.size for _, e in chosen)
+    if limits.max_total_bytes is not None and unpacked > limits.max_total_bytes:
+        raise DocumentTooLarge(f"{where} unpacks to {unpacked:,} bytes, more than the limit of "
+                               f"{limits.max_total_bytes:,}; raise it with --max-unpacked-bytes if you expect this")
+    # The blobs land in a temporary layout beside the output while the files are written.
+    needed = unpacked + sum(d.size for d, _ in chosen)
+    try:
+        free = shutil.disk_usage(parent).free
+    except OSError:
+        return
+    if needed > free:
+        raise DocumentTooLarge(f"{where} needs {needed:,} bytes (its layers and their unpacked files) but "
+                               f"{parent} has {free:,} bytes free")
 
 
 def validate_remote(target: str, *, config: Config | None = None, time_budget_s: float | None = None,

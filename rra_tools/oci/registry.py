@@ -55,7 +55,9 @@ __all__ = [
     "Stats",
     "TooLargeError",
     "hasher_for",
+    "header_count",
     "is_loopback",
+    "retry_after_s",
 ]
 
 T = TypeVar("T")
@@ -410,9 +412,8 @@ class RegistryClient:
         if status in _TRANSIENT_STATUS:
             message = _error_text(response)
             response.close()
-            retry_after = response.headers.get("Retry-After")
-            hint = float(retry_after) if retry_after and retry_after.isdigit() else None
-            raise _Transient(f"{method} {_short(url)}: {status} {message}".rstrip(), hint)
+            raise _Transient(f"{method} {_short(url)}: {status} {message}".rstrip(),
+                             retry_after_s(response.headers.get("Retry-After")))
         return response
 
     def retrying(self, what: str, action: Callable[[], T], *, digest: str = "") -> T:
@@ -445,8 +446,8 @@ class RegistryClient:
             with self._lock:
                 self.stats.heads += 1
             if response.status_code == 200:
-                length = response.headers.get("Content-Length")
-                return size is None or length is None or int(length) == size
+                length = header_count(response.headers.get("Content-Length"))
+                return size is None or length is None or length == size
             if response.status_code == 404:
                 return False
             raise RegistryError(f"HEAD blob {digest} in {repository}: unexpected status {response.status_code}")
@@ -569,8 +570,8 @@ class RegistryClient:
         def attempt() -> None:
             self.emit(Progress("start", digest, 0, size))
             with self._blob_response(repository, digest) as response:
-                length = response.headers.get("Content-Length")
-                if length is not None and length.isdigit() and int(length) != size:
+                length = header_count(response.headers.get("Content-Length"))
+                if length is not None and length != size:
                     raise SizeMismatchError(f"blob {digest}: the registry sends {length} bytes; its descriptor "
                                             f"says {size}")
                 hasher = hasher_for(digest)
@@ -768,9 +769,49 @@ class _FileBody:
                 self._sent(done)
 
 
+def header_count(value: str | None) -> int | None:
+    """A count header (``Content-Length``) as an int: 1 to 20 ASCII digits, else None (ignored).
+
+    ``str.isdigit`` alone takes ``'²'``, which ``int`` then refuses with a ValueError (header
+    values arrive decoded as Latin-1, where byte 0xB2 is that superscript).
+
+    >>> header_count("1024"), header_count("\u00b2"), header_count("9" * 5000)
+    (1024, None, None)
+    """
+    if value is None or not 0 < len(value) <= 20 or not value.isascii() or not value.isdigit():
+        return None
+    return int(value)
+
+
+def retry_after_s(value: str | None, now: float | None = None) -> float | None:
+    """Seconds a ``Retry-After`` header asks to wait, None when absent or unreadable (any form
+    is tolerated; :meth:`RetryPolicy.wait` caps the wait anyway).
+
+    RFC 9110 allows delay-seconds or an HTTP-date; a date in the past means no wait.
+
+    >>> retry_after_s("3"), retry_after_s("\u00b2"), retry_after_s("soon")
+    (3.0, None, None)
+    >>> retry_after_s("Thu, 01 Jan 1970 00:00:10 GMT", now=4.0)
+    6.0
+    """
+    if value is None:
+        return None
+    text = value.strip()
+    seconds = header_count(text)
+    if seconds is not None:
+        return float(seconds)
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(text).timestamp()
+    except (TypeError, ValueError, IndexError, OverflowError, OSError):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
+
+
 def _read_capped(response: requests.Response, max_bytes: int, what: str) -> bytes:
-    length = response.headers.get("Content-Length")
-    if length is not None and length.isdigit() and int(length) > max_bytes:
+    length = header_count(response.headers.get("Content-Length"))
+    if length is not None and length > max_bytes:
         raise TooLargeError(f"{what} is {length} bytes, more than the cap of {max_bytes}")
     parts: list[bytes] = []
     total = 0

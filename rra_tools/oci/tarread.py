@@ -3,7 +3,10 @@
 It reads ustar, GNU (long names, base-256 sizes) and PAX (``path``, ``linkpath`` and ``size``
 records) headers from any object with ``read(n)``, never seeks, and never holds more than one
 entry's metadata (capped) in memory. It only parses: what an entry may do to the file system
-is for the caller to decide (see :mod:`.unpack`).
+is for the caller to decide (see :mod:`.unpack`, which also says why this is not ``tarfile``).
+Numbers are read as the formats define them: octal or base-256 header fields, and PAX
+lengths and sizes of ASCII digits only, at most 20 of them (``int`` alone would take
+``'٣'`` or thousands of digits, the second with a ValueError).
 """
 
 from __future__ import annotations
@@ -118,9 +121,11 @@ class TarReader:
             name = pax.get("path", long_name if long_name is not None else name)
             linkname = pax.get("linkpath", long_link if long_link is not None else linkname)
             if "size" in pax:
-                if not pax["size"].isdigit():
-                    raise self._unsafe(f"a PAX size record is {pax['size']!r}", name)
-                size = int(pax["size"])
+                pax_size = _decimal(pax["size"])
+                if pax_size is None:
+                    raise self._unsafe(f"a PAX size record is {_clip(pax['size'])!r}, not a decimal number of "
+                                       f"at most {_MAX_DIGITS} ASCII digits", name)
+                size = pax_size
             if len(name.encode("utf-8")) > self._max_name:
                 raise self._unsafe(f"an entry name is longer than {self._max_name} bytes", name[:200])
             self._last = name
@@ -163,9 +168,9 @@ class TarReader:
             if not data[pos:].strip(b"\x00"):
                 break
             space = data.find(b" ", pos)
-            if space < 0 or not data[pos:space].isdigit():
+            length = _decimal(data[pos:space].decode("latin-1")) if space >= 0 else None
+            if length is None:
                 raise self._unsafe("a PAX header is malformed")
-            length = int(data[pos:space])
             record = data[space + 1:pos + length]
             if length <= space - pos or pos + length > len(data) or not record.endswith(b"\n") or b"=" not in record:
                 raise self._unsafe("a PAX header is malformed")
@@ -173,3 +178,22 @@ class TarReader:
             records[self._text(key, "PAX key")] = self._text(value, "PAX value")
             pos += length
         return records
+
+
+#: Most digits of a PAX number: 20 hold any 64-bit size.
+_MAX_DIGITS = 20
+
+
+def _decimal(text: str) -> int | None:
+    """``text`` as a number when it is 1 to 20 ASCII digits, else None.
+
+    >>> _decimal("512"), _decimal("\u0663"), _decimal("9" * 5000), _decimal("")
+    (512, None, None, None)
+    """
+    if not 0 < len(text) <= _MAX_DIGITS or not text.isascii() or not text.isdigit():
+        return None
+    return int(text)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 40 else text[:40] + "..."

@@ -7,10 +7,28 @@ is checked before anything is written: no absolute path, no ``..``, no link leav
 destination, no write through a link, no device or FIFO, no duplicate. Everything is written
 into a temporary directory next to the destination, renamed into place only after every layer
 verified; any failure removes it, so nothing is left behind.
+
+Links are judged twice: each target by its text as it arrives, and, once every layer is in, all
+of them together through one another (:class:`~rra_tools.io.links.LinkTree`), since
+``x/y/lnk -> ../..`` makes the innocent-looking ``chain -> x/y/lnk/../../../etc/passwd`` leave
+the destination, whichever of the two comes first in the stream.
+
+Why not the standard library's ``tarfile`` with its ``data`` extraction filter: the filter judges
+each member when it is extracted, against what is on disk at that moment, so the pair above is
+refused in one order and extracted in the other (``chain`` first: ``x/y/lnk`` does not exist
+yet, the target looks inside; then ``lnk`` itself is harmless), and ``chain`` then reads a
+file of the host (checked with Python 3.11.7). Its safety also depends on the
+interpreter's patch release (the 2025 filter bypasses), and it has none of the checks of
+spec/05-packaging.md#unpacking beyond paths and links: duplicates, entries below a file, hard
+links only to earlier regular files, names with backslashes or drive letters, entry and
+metadata caps, the exact modes 0644/0755, hashing of the decompressed stream. The hand-written
+reader (:mod:`.tarread`) only parses; every decision is here, tested by the hostile corpus of
+tests/unit/test_oci_unpack.py.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import posixpath
@@ -21,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..io.links import LinkTree
 from ..io.paths import lexical_issue
 from .compression import Reader, open_decompressed
 from .config import ArtifactConfig, LayerEntry, match_layers
@@ -95,7 +114,7 @@ def unpack_layers(source: Path | str | BlobOpener, manifest: Mapping[str, Any], 
     opener = layout_opener(Path(source)) if isinstance(source, (str, Path)) else source
     dest = Path(dest).absolute()
     if (dest.exists() or dest.is_symlink()) and (not dest.is_dir() or dest.is_symlink() or any(dest.iterdir())):
-        raise UnpackError(f"{str(dest)!r} exists; unpack into a new directory")
+        raise UnpackError(f"{str(dest)!r} exists and is not empty; unpack into a new directory")
     if config is None:
         _, config = read_config(opener, manifest)
     chosen = [(d, e, c) for d, e, c in match_layers(manifest, config) if only_roles is None or e.role in only_roles]
@@ -111,13 +130,33 @@ def unpack_layers(source: Path | str | BlobOpener, manifest: Mapping[str, Any], 
             _unpack_layer(opener, descriptor, entry, compression, writer, limits)
         writer.finish()
         os.chmod(tmp, 0o755)  # noqa: S103 - the normalised mode of an unpacked directory
-        if dest.is_dir():
-            dest.rmdir()
-        os.rename(tmp, dest)
+        _move_into_place(tmp, dest)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return UnpackResult(dest, config, tuple(e.role for _, e, _ in chosen), writer.files, writer.bytes)
+
+
+def _move_into_place(tmp: Path, dest: Path) -> None:
+    # Another unpack into the same destination (two pulls at once) may finish first: one wins,
+    # the other says so; neither writes into what the other made.
+    taken = UnpackError(f"{str(dest)!r} was filled by someone else while unpacking (another pull into the same "
+                        "directory?); it was left as it is")
+    try:
+        if dest.is_dir() and not dest.is_symlink():
+            dest.rmdir()  # empty (checked before): rename cannot replace a directory on every system
+    except FileNotFoundError:
+        pass  # the other unpack removed it first; the rename below decides
+    except OSError as exc:
+        if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
+            raise taken from None
+        raise
+    try:
+        os.rename(tmp, dest)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
+            raise taken from None
+        raise
 
 
 class _Bounded:
@@ -204,6 +243,9 @@ class _Writer:
         self.files = 0
         self.bytes = 0
         self.entries = 0
+        self.links = LinkTree("the destination")
+        #: The layer each symbolic link came from, to name it when the link is refused.
+        self.link_layers: dict[str, str] = {}
 
     def add(self, member: Member, reader: TarReader, digest: str) -> None:
         """Check ``member`` and create it (reading its data from ``reader``)."""
@@ -212,12 +254,12 @@ class _Writer:
             return UnsafeLayer(f"layer {digest} entry {member.name!r} {why}", digest=digest, entry=member.name)
 
         try:
-            self._add(member, reader, unsafe)
+            self._add(member, reader, digest, unsafe)
         except FileExistsError:
             # Names that differ only in case or Unicode normalisation meet on some file systems.
             raise unsafe("collides with an earlier entry on this file system") from None
 
-    def _add(self, member: Member, reader: TarReader, unsafe: Callable[[str], UnsafeLayer]) -> None:
+    def _add(self, member: Member, reader: TarReader, digest: str, unsafe: Callable[[str], UnsafeLayer]) -> None:
         name = member.name
         self.entries += 1
         if self.entries > self.limits.max_entries:
@@ -252,6 +294,8 @@ class _Writer:
                 raise unsafe(f"is a symbolic link to {target!r}, outside the destination")
             os.symlink(target, path)
             self.kinds[rel] = "symlink"
+            self.links.add(rel, target)
+            self.link_layers[rel] = digest
         elif typeflag == b"1":
             original = _normalise(member.linkname, lambda why: unsafe(f"is a hard link whose target {why}"))
             if original is None or self.kinds.get(original) != "file":
@@ -297,6 +341,13 @@ class _Writer:
             self.kinds[parent] = "dir"
 
     def finish(self) -> None:
+        """Refuse the artifact when a link leads outside through other links (judged on the whole
+        tree: a later link can change where an earlier one leads); set the directories' modes."""
+        for problem in self.links.problems():
+            digest = self.link_layers[problem.path]
+            raise UnsafeLayer(f"layer {digest} entry {problem.path!r} is a symbolic link to {problem.target!r}, "
+                              f"which {problem.why}",
+                              digest=digest, entry=problem.path)
         for rel, kind in self.kinds.items():
             if kind == "dir":
                 os.chmod(self.root / rel, 0o755)  # noqa: S103 - normalised, as above

@@ -141,6 +141,7 @@ class FaultProxy:
     """A loopback reverse proxy in front of a real registry that answers 500 to the first N
     requests of chosen kinds, then forwards everything: fault injection, not a mock.
 
+    Faults are 500s, or ``fault_status`` with ``fault_headers`` (a 429 with a Retry-After, say).
     Kinds: 'head' (HEAD blob), 'upload-start' (POST uploads), 'blob-put' (PUT upload), 'blob-get',
     'manifest-get', 'manifest-put', 'other'. ``counts`` records every request seen by kind.
 
@@ -150,11 +151,16 @@ class FaultProxy:
     these machines), in front of real storage.
     """
 
-    def __init__(self, upstream: str, failures: dict[str, int] | None = None, referrers_api: bool = False) -> None:
+    def __init__(self, upstream: str, failures: dict[str, int] | None = None, referrers_api: bool = False,
+                 fault_status: int = 500, fault_headers: dict[str, bytes] | None = None) -> None:
         import threading
 
         self.upstream = upstream
         self.failures = dict(failures or {})
+        #: The status of an injected fault, and extra headers sent with it as raw bytes (any
+        #: bytes: a registry may send a Retry-After in any script).
+        self.fault_status = fault_status
+        self.fault_headers = dict(fault_headers or {})
         self.counts: dict[str, int] = {}
         self.injected = 0
         self.referrers_api = referrers_api
@@ -217,8 +223,10 @@ class FaultProxy:
                 self.injected += 1
         if fail:
             _drain(h.rfile, length)
-            self._reply(h, 500, b'{"errors":[{"code":"UNKNOWN","message":"injected fault"}]}',
-                        {"Content-Type": "application/json"})
+            # send_header writes Latin-1: decoding the raw bytes so puts them on the wire as they are.
+            extra = {key: value.decode("latin-1") for key, value in self.fault_headers.items()}
+            self._reply(h, self.fault_status, b'{"errors":[{"code":"UNKNOWN","message":"injected fault"}]}',
+                        {"Content-Type": "application/json", **extra})
             return
         match = re.match(r"^/v2/(.+)/referrers/(sha256:[0-9a-f]{64})", path)
         if self.referrers_api and match and method == "GET":

@@ -10,6 +10,7 @@ import io
 import json
 import os
 import random
+import re
 import shutil
 import stat
 import tarfile
@@ -324,7 +325,7 @@ def test_invalid_artifact_is_refused_unless_forced(tmp_path: Path) -> None:
     assert manifest["annotations"]["dev.rra.validation"] == "forced"
 
 
-@pytest.mark.parametrize("kind", ["fifo", "escaping-link", "absolute-link"])
+@pytest.mark.parametrize("kind", ["fifo", "escaping-link", "absolute-link", "link-chain"])
 def test_unpackable_files_are_refused(tmp_path: Path, kind: str) -> None:
     artifact = copy_example(tmp_path / "artifact")
     if kind == "fifo":
@@ -333,10 +334,17 @@ def test_unpackable_files_are_refused(tmp_path: Path, kind: str) -> None:
     elif kind == "escaping-link":
         os.symlink("../../etc/passwd", artifact / "passwd")
         message = "symbolic link 'passwd' points outside the artifact"
-    else:
+    elif kind == "absolute-link":
         os.symlink("/etc/passwd", artifact / "passwd")
         message = "symbolic link 'passwd' points outside the artifact"
-    with pytest.raises(PackError, match=message):
+    else:
+        # Each target stays inside by its text; through 'x/y/lnk' (the root), 'passwd' leaves it.
+        (artifact / "x" / "y").mkdir(parents=True)
+        os.symlink("../..", artifact / "x" / "y" / "lnk")
+        os.symlink("x/y/lnk/../../../etc/passwd", artifact / "passwd")
+        message = ("symbolic link 'passwd' ('x/y/lnk/../../../etc/passwd') leads outside the artifact through "
+                   "the symbolic link 'x/y/lnk'; an unpacked copy could not follow it")
+    with pytest.raises(PackError, match=re.escape(message) if kind == "link-chain" else message):
         _pack(artifact, tmp_path / "out")
     assert not (tmp_path / "out").exists() and leftovers(tmp_path) == []
     (artifact / ".rraignore").write_text("pipe\npasswd\n")

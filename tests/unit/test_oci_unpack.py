@@ -4,6 +4,8 @@ and nothing is left behind — not at the destination, not next to it."""
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 import tarfile
 import time
 from pathlib import Path
@@ -27,7 +29,17 @@ from rra_tools.oci.layout import Descriptor, layout_opener, resolve
 from rra_tools.oci.mediatypes import MAX_MANIFEST_BYTES
 from rra_tools.oci.unpack import UnpackLimits, unpack_layers
 
-from .oci_support import Layer, Member, blob, build_layout, compress, leftovers, manifest_layer, tar_bytes
+from .oci_support import (
+    MANIFEST_TEXT,
+    Layer,
+    Member,
+    blob,
+    build_layout,
+    compress,
+    leftovers,
+    manifest_layer,
+    tar_bytes,
+)
 
 HOSTILE: dict[str, tuple[list[Member], str, str]] = {
     # name: (members, entry named in the error, words of the message)
@@ -35,6 +47,19 @@ HOSTILE: dict[str, tuple[list[Member], str, str]] = {
     "absolute-path": ([Member("/tmp/evil.py", data=b"x")], "/tmp/evil.py", "absolute path"),
     "drive-letter": ([Member("C:/evil.py", data=b"x")], "C:/evil.py", "absolute path"),
     "escaping-symlink": ([Member("etc", tarfile.SYMTYPE, linkname="../../../etc")], "etc", "outside the destination"),
+    "symlink-to-parent": ([Member("up", tarfile.SYMTYPE, linkname="..")], "up", "outside the destination"),
+    # Each target stays inside by its text; resolved through the other link, 'chain' leaves.
+    "symlink-chain": ([Member("x/y/lnk", tarfile.SYMTYPE, linkname="../.."),
+                       Member("chain", tarfile.SYMTYPE, linkname="x/y/lnk/../../../etc/hostname")],
+                      "chain", "which leads outside the destination through the symbolic link 'x/y/lnk'"),
+    # The same with the link that makes it escape written after it.
+    "symlink-chain-later": ([Member("chain", tarfile.SYMTYPE, linkname="x/y/lnk/../../../etc/hostname"),
+                             Member("x/y/lnk", tarfile.SYMTYPE, linkname="../..")],
+                            "chain", "through the symbolic link 'x/y/lnk'"),
+    "symlink-loop": ([Member("a", tarfile.SYMTYPE, linkname="b"), Member("b", tarfile.SYMTYPE, linkname="a")],
+                     "a", "which loops back to itself"),
+    "symlink-too-deep": ([Member(f"l{i}", tarfile.SYMTYPE, linkname=f"l{i - 1}" if i else "ok.py")
+                          for i in range(42)], "l40", "more than 40 symbolic links"),
     "absolute-symlink": ([Member("etc", tarfile.SYMTYPE, linkname="/etc")], "etc", "links must be relative"),
     "write-through-symlink": ([Member("d", tarfile.SYMTYPE, linkname="."), Member("d/x.py", data=b"x")],
                               "d/x.py", "lies below 'd', which is a symlink"),
@@ -99,6 +124,44 @@ def test_in_tree_links_are_unpacked(tmp_path: Path) -> None:
     _unpack(layout, dest)
     assert (dest / "alias.py").read_bytes() == b"A" and (dest / "alias.py").is_symlink()
     assert (dest / "copy.py").read_bytes() == b"A" and (dest / "copy.py").stat().st_nlink == 2
+
+
+def test_a_link_chain_across_layers_is_refused_and_half_of_it_is_harmless(tmp_path: Path) -> None:
+    code = tar_bytes([Member("x/y/lnk", tarfile.SYMTYPE, linkname="../..")])
+    docs = tar_bytes([Member("doc", tarfile.SYMTYPE, linkname="x/y/lnk/../../../etc/hostname")])
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", code), Layer("docs", docs)])
+    with pytest.raises(UnsafeLayer) as caught:
+        _unpack(layout, tmp_path / "out")
+    assert caught.value.entry == "doc" and caught.value.digest == "sha256:" + hashlib.sha256(docs).hexdigest()
+    _assert_nothing_left(tmp_path / "out")
+    # Without the code layer 'x/y/lnk' is not there: 'doc' dangles inside the destination.
+    _unpack(layout, tmp_path / "docs-only", only_roles=["manifest", "docs"])
+    assert (tmp_path / "docs-only" / "doc").is_symlink() and not (tmp_path / "docs-only" / "x").exists()
+
+
+def test_directories_modes_and_counts_whatever_the_umask(tmp_path: Path) -> None:
+    raw = tar_bytes([Member("empty", tarfile.DIRTYPE, mode=0o700),
+                     Member("deep/er/run.sh", data=b"#!/bin/sh\n", mode=0o4700),  # parents only implied
+                     Member("deep/er/notes.txt", data=b"12345", mode=0o600),
+                     Member("alias", tarfile.SYMTYPE, linkname="deep/er/notes.txt")])
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", raw)])
+    dest = tmp_path / "out"
+    old = os.umask(0o077)
+    try:
+        result = _unpack(layout, dest)
+    finally:
+        os.umask(old)
+
+    def mode(rel: str) -> int:
+        return stat.S_IMODE((dest / rel).stat().st_mode)
+
+    assert mode(".") == 0o755  # the root too, though it was made as a private temporary directory
+    assert (dest / "empty").is_dir() and list((dest / "empty").iterdir()) == [] and mode("empty") == 0o755
+    assert mode("deep") == mode("deep/er") == 0o755
+    assert mode("deep/er/run.sh") == 0o755 and mode("deep/er/notes.txt") == 0o644
+    manifest_bytes = len(MANIFEST_TEXT.encode("utf-8"))
+    assert result.files == 3 and result.bytes == manifest_bytes + len(b"#!/bin/sh\n") + 5
+    assert result.roles == ("manifest", "code")
 
 
 @pytest.mark.parametrize("delta", [-1, 1])
@@ -260,6 +323,54 @@ def test_pax_and_gnu_long_names_are_understood(tmp_path: Path) -> None:
     layout = build_layout(tmp_path / "good", [manifest_layer(), Layer("code", good)])
     _unpack(layout, tmp_path / "good-out")
     assert (tmp_path / "good-out" / long).read_bytes() == b"abc"
+
+
+def _pax_record(key: str, value: str) -> bytes:
+    body = f" {key}={value}\n".encode()
+    digits = len(str(len(body)))
+    length = len(body) + digits if len(str(len(body) + digits)) == digits else len(body) + digits + 1
+    return str(length).encode() + body
+
+
+def _with_pax(records: bytes, member: Member) -> bytes:
+    """A tar stream whose only entry carries this PAX extended header, written byte for byte."""
+    import io
+
+    ext = tarfile.TarInfo("././@PaxHeader")
+    ext.type = tarfile.XHDTYPE
+    ext.size = len(records)
+    out = io.BytesIO()
+    out.write(ext.tobuf(tarfile.USTAR_FORMAT, "utf-8", "surrogateescape"))
+    out.write(records + bytes(-len(records) % 512))
+    out.write(tar_bytes([member]))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(("records", "words"), ids=["5000-digits", "arabic-indic", "superscript", "negative",
+                                                     "long-length", "arabic-indic-length"], argvalues=[
+    (_pax_record("size", "9" * 5000), ("a PAX size record is '9999999999999999999999999999999999999999...', "
+                                       "not a decimal number of at most 20 ASCII digits")),
+    (_pax_record("size", "\u0663"), "a PAX size record is '\u0663', not a decimal number"),  # Arabic-Indic 3
+    (_pax_record("size", "\u00b2"), "a PAX size record is '\u00b2', not a decimal number"),  # superscript 2
+    (_pax_record("size", "-1"), "a PAX size record is '-1', not a decimal number"),
+    (b"9" * 5000 + b" path=a.py\n", "a PAX header is malformed"),
+    ("\u0663\u0663 path=a.py\n".encode(), "a PAX header is malformed"),
+])
+def test_pax_numbers_of_any_length_or_script_are_refused_cleanly(tmp_path: Path, records: bytes,
+                                                                  words: str) -> None:
+    raw = _with_pax(records, Member("a.py", data=b"abc"))
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", raw)])
+    with pytest.raises(UnsafeLayer) as caught:
+        _unpack(layout, tmp_path / "out", limits=UnpackLimits(max_meta_bytes=10_000))
+    assert words in str(caught.value)
+    _assert_nothing_left(tmp_path / "out")
+
+
+def test_an_honest_pax_size_is_read(tmp_path: Path) -> None:
+    raw = _with_pax(_pax_record("size", "3"), Member("a.py", data=b"abc"))
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", raw)])
+    _unpack(layout, tmp_path / "out")
+    assert (tmp_path / "out" / "a.py").read_bytes() == b"abc"
 
 
 def test_corrupt_header_and_truncated_stream_are_refused(tmp_path: Path) -> None:

@@ -182,6 +182,27 @@ def test_targets_and_cli_exit_codes(tmp_path: Path) -> None:
     assert wrong_ref.exit_code == 1 and "index.json has no manifest named 'v2'" in wrong_ref.output
 
 
+@pytest.mark.parametrize("hostile", ["link-chain", "pax-size"])
+def test_hostile_trees_are_findings_through_the_cli(tmp_path: Path, hostile: str) -> None:
+    import tarfile
+
+    if hostile == "link-chain":
+        code = tar_bytes([Member("chain", tarfile.SYMTYPE, linkname="x/y/lnk/../../../etc/hostname"),
+                          Member("x/y/lnk", tarfile.SYMTYPE, linkname="../..")])
+        words = "entry 'chain' is a symbolic link to 'x/y/lnk/../../../etc/hostname', which leads outside"
+    else:
+        member = tarfile.TarInfo("a.py")
+        member.size = 1
+        member.pax_headers = {"size": "9" * 5000}  # tarfile writes it; a reader must not crash on it
+        code = member.tobuf(tarfile.PAX_FORMAT, "utf-8", "surrogateescape") + b"x".ljust(512, b"\0") + bytes(1024)
+        words = "a PAX size record is '99999"
+    layout = build_layout(tmp_path / "x", [manifest_layer(), example_files_layer(), Layer("docs", code)])
+    result = CliRunner().invoke(cli, ["validate", "--format", "json", f"oci-layout:{layout}:v1"])
+    assert result.exit_code == 1, result.output
+    [diag] = [d for r in json.loads(result.output)["results"] for d in r["diagnostics"]]
+    assert diag["code"] == "RRA808" and words in diag["message"]
+
+
 def test_spec_lists_the_required_annotations_and_every_code() -> None:
     spec = (REPO / "spec" / "05-packaging.md").read_text(encoding="utf-8")
     required = re.findall(r"^\| `([a-z.-]+)` \| yes \|", spec, flags=re.M)
