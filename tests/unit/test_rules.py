@@ -91,6 +91,21 @@ def test_paths_never_leave_the_root(tmp_path: Path) -> None:
             ("RRA301", "/launchers/0/outputs/0/path")} <= got
 
 
+def test_paths_through_a_link_chain_never_leave_the_root(tmp_path: Path) -> None:
+    (tmp_path / "outside.txt").write_text("secret")
+    root = tmp_path / "artifact"
+    (root / "x" / "y").mkdir(parents=True)
+    os.symlink("../..", root / "x" / "y" / "lnk")  # the root itself
+    # By their text both stay inside; through 'lnk' they lead to the root's parent.
+    os.symlink("x/y/lnk/../outside.txt", root / "guide.md")
+    os.symlink("x/y/lnk/..", root / "up")
+    m = base()
+    m["guide"] = {"path": "guide.md"}
+    m["launchers"][0]["outputs"][0]["path"] = "up/out.json"
+    got = {(c, p) for c, p, _ in findings(write(root, m))}
+    assert {("RRA302", "/guide/path"), ("RRA302", "/launchers/0/outputs/0/path")} <= got
+
+
 def test_fifo_is_reported_not_opened(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "GUIDE.md")
     m = base()
