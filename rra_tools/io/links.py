@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..errors import RRAError
+
 __all__ = ["MAX_FOLLOWS", "LinkProblem", "LinkTree"]
 
 #: Most links one resolution may pass through (Linux's MAXSYMLINKS).
@@ -38,7 +40,9 @@ class LinkProblem:
     why: str
 
 
-class _Refused(Exception):
+class _Refused(RRAError):
+    """Unwinds one resolution; :meth:`LinkTree.problems` turns it into a :class:`LinkProblem`."""
+
     def __init__(self, why: str) -> None:
         super().__init__(why)
         self.why = why
