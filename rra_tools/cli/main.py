@@ -33,7 +33,8 @@ def cli() -> None:
 @click.option("--ignore", metavar="RULES", help="Comma-separated codes, prefixes or names to skip.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
               help="Configuration file (.rra.toml or pyproject.toml); default: nearest one.")
-@click.option("--color/--no-color", default=None, help="Colour text output.  [default: when a terminal]")
+@click.option("--color/--no-color", default=None,
+              help="Colour text output, even when piped.  [default: when a terminal and NO_COLOR is unset]")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the report to this file instead of standard output.")
 @click.option("--attach-report", is_flag=True,

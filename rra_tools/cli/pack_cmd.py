@@ -106,7 +106,9 @@ def render_findings(result: ValidationResult, fmt: str) -> str:
     from ..validate.reporters import render
     from ..validate.result import ValidationReport
 
-    return render(ValidationReport([result]), fmt, color=sys.stdout.isatty() and fmt == "text")
+    from .terminal import color_wanted
+
+    return render(ValidationReport([result]), fmt, color=fmt == "text" and color_wanted(None, sys.stdout))
 
 
 @click.command("pack")

@@ -79,12 +79,16 @@ def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, selec
         else:
             result = validate_target(path, config=config, files=not manifest_only)
         report.results.append(result)
-    use_color = color if color is not None else (output is None and sys.stdout.isatty())
+    from .terminal import color_wanted
+
+    # A report written to a file is coloured only on request; --color also holds when piped.
+    use_color = color_wanted(color, sys.stdout) if output is None else bool(color)
     text = render(report, fmt, color=use_color)
     if output is not None:
         Path(output).write_text(text, encoding="utf-8")
     else:
-        click.echo(text, nl=False)
+        # color= keeps click from stripping the escapes when standard output is not a terminal.
+        click.echo(text, nl=False, color=use_color)
     if attach_report and not _attach_reports(remote):
         return ExitStatus.USAGE
     if report.any_unreadable:

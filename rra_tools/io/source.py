@@ -62,7 +62,7 @@ class SourceDocument:
         if self._positions is None:
             self._positions = _located_positions(self.text, self.data) if self._unlocated else {}
         node = self.data
-        best: Position | None = Position(1, 1)
+        best: Position | None = self._start()
         for part in pointer:
             table = self._positions.get(id(node))
             if table is None or part not in table:
@@ -73,6 +73,13 @@ class SourceDocument:
             except (KeyError, IndexError, TypeError):
                 break
         return best
+
+    def _start(self) -> Position:
+        """Where the document's content starts: its first key, past any leading comments (a
+        finding about the whole document, such as a missing field, points there)."""
+        table = (self._positions or {}).get(id(self.data))
+        keys = [(entry[2], entry[3]) for entry in (table or {}).values() if len(entry) >= 4]
+        return Position(*min(keys)) if keys else Position(1, 1)
 
     def line_text(self, line: int) -> str | None:
         """The text of 1-based ``line``, without its line break."""
@@ -235,14 +242,8 @@ class _YamlBuilder:
             raise LoadError(Problem("RRA002", f"character {shown} is not allowed in YAML", line, column,
                                     "remove the control character")) from None
         except MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            what = exc.problem or exc.context or "malformed YAML"
-            where: tuple[int | None, int | None] = self._pos(mark) if mark else (None, None)
-            line_text = self.text.split("\n")[where[0] - 1] if where[0] else ""
-            tabbed = "\t" in line_text[: len(line_text) - len(line_text.lstrip(" \t"))]
-            raise LoadError(Problem(
-                "RRA002", f"YAML syntax error: {what}", *where,
-                _syntax_hint("tab" if tabbed else str(what)))) from None
+            problem, where, hint = self._syntax_problem(exc)
+            raise LoadError(Problem("RRA002", f"YAML syntax error: {problem}", *where, hint)) from None
         return SourceDocument(text=self.text, data=data, problems=self.problems, values=self.total,
                               _positions=self.positions)
 
@@ -323,6 +324,34 @@ class _YamlBuilder:
             raise LoadError(Problem("RRA003", "manifest is empty", 1, 1,
                                     "start from 'rra init' or an example in examples/"))
         return root
+
+    def _syntax_problem(self, exc: Any) -> tuple[str, tuple[int | None, int | None], str]:
+        """Message, position and hint of a parser error, keeping the parser's context ("while
+        parsing a flow sequence", and where that started).
+
+        An unclosed ``[``, ``{`` or quote is noticed only where the text goes on without closing
+        it (the next line, or the end); the mistake is the opening, so that is where it points.
+        """
+        problem_at = self._pos(exc.problem_mark) if exc.problem_mark else None
+        context_at = self._pos(exc.context_mark) if exc.context_mark else None
+        what = str(exc.problem or exc.context or "malformed YAML")
+        context = str(exc.context) if exc.problem and exc.context else None
+        unclosed = context is not None and context_at is not None and problem_at is not None and context.startswith(
+            _UNCLOSED_CONTEXTS)
+        if unclosed and context is not None and context_at is not None and problem_at is not None:
+            message = f"{what} at line {problem_at[0]}, column {problem_at[1]}, {context} that starts here"
+            where: tuple[int | None, int | None] = context_at
+            hint = "close what opens here, or quote the value if the bracket or quote is meant as text"
+            return message, where, hint
+        message = what
+        if context is not None and context_at is not None and context_at != problem_at:
+            message += f" ({context} started at line {context_at[0]}, column {context_at[1]})"
+        elif context is not None:
+            message += f" ({context})"
+        where = problem_at or context_at or (None, None)
+        line_text = self.text.split("\n")[where[0] - 1] if where[0] else ""
+        tabbed = "\t" in line_text[: len(line_text) - len(line_text.lstrip(" \t"))]
+        return message, where, _syntax_hint("tab" if tabbed else what)
 
     def _pos(self, mark: Any) -> tuple[int, int]:
         """1-based line and column of a libyaml mark, never past the end of the text (an error
@@ -450,6 +479,10 @@ def _to_float(value: str) -> float:
 def _offset_line_col(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+#: Parser contexts of something opened and never closed: a flow collection or a quoted scalar.
+_UNCLOSED_CONTEXTS = ("while parsing a flow sequence", "while parsing a flow mapping", "while scanning a quoted scalar")
 
 
 def _syntax_hint(what: str) -> str:

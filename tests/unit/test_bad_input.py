@@ -116,7 +116,7 @@ def test_malformed_yaml_is_one_located_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("content, line, column", [
     ("a:\n\tb: 1\n", 2, 1),                     # a tab used for indentation
-    ("a: 'unterminated\nb: 2\n", 3, 1),          # quote never closed: reported at end of input
+    ("a: 'unterminated\nb: 2\n", 1, 4),          # quote never closed: reported where it opens
     ("a: b: c\n", 1, 5),                         # ': ' inside a plain value
     ("- a\nb: 1\n", 2, 1),                       # sequence then mapping at the same level
     ('{"a": 1,, "b": 2}\n', 1, 9),               # broken JSON falls back to the YAML reader

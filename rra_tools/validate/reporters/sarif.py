@@ -111,7 +111,9 @@ def _location(d: Diagnostic, result: ValidationResult, cwd: Path) -> tuple[dict[
                 region["startColumn"] = d.column
             physical["region"] = region
         location["physicalLocation"] = physical
-    location["logicalLocations"] = [{"fullyQualifiedName": d.pointer}]
+    if d.pointer:
+        # The whole document (pointer "") has no name; viewers show an empty logical location.
+        location["logicalLocations"] = [{"fullyQualifiedName": d.pointer}]
     return location, shown
 
 
@@ -123,7 +125,8 @@ def _result(d: Diagnostic, result: ValidationResult, index: dict[str, int], cwd:
         out["ruleIndex"] = index[d.code]
     out["level"] = _LEVELS[d.severity]
     out["message"] = {"text": text}
-    out["locations"] = [location]
+    if location:
+        out["locations"] = [location]
     out["partialFingerprints"] = {FINGERPRINT_KEY: fingerprint(d.code, shown, d.pointer, d.message)}
     return out
 
