@@ -197,10 +197,11 @@ def pull(ref: str, output: str, only: str | None, as_layout: bool, max_unpacked_
     limits = UnpackLimits(max_total_bytes=max_unpacked_bytes or None, max_entries=max_entries)
     if ref.startswith("oci-layout:"):
         # The embedded default: a layout on disk (from 'rra pack' or 'skopeo copy'), no registry.
+        from ..oci.config import read_config
         from ..oci.layout import layout_opener, resolve
         from ..oci.pull import check_unpackable
-        from ..oci.unpack import read_config, unpack_layers
-        from ..validate.oci_layout import parse_layout_target
+        from ..oci.unpack import unpack_layers
+        from ..oci.validation import parse_layout_target
 
         if as_layout:
             raise click.UsageError("--layout copies from a registry; the source is already a layout")

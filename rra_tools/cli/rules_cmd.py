@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ..validate.catalog import RULES, Rule
+from ..validate.catalog import ENV_RULES, RULES, Rule
 
 __all__ = ["find_rule", "render_explain", "render_rules"]
 
@@ -48,7 +48,6 @@ def render_explain(code: str) -> str | None:
     ``rra env check``; None when unknown."""
     rule = find_rule(code)
     if rule is None:
-        from ..env.check import ENV_RULES
         from ..validate.rule_docs import env_code_page
 
         wanted = code.strip()

@@ -12,7 +12,11 @@ from ..validate.config import Config, find_config, load_config
 from ..validate.diagnostics import Severity
 from ..validate.result import ValidationReport, ValidationResult
 
-__all__ = ["run_validate"]
+__all__ = ["PACKED_SCHEMES", "run_validate"]
+
+#: Targets naming a packed artifact: rra_tools.oci.targets.PACKED_SCHEMES (a test keeps them
+#: equal), spelled here so that validating a plain path never imports the OCI package.
+PACKED_SCHEMES = ("oci://", "oci-layout:")
 
 
 def _split(value: str | None) -> frozenset[str] | None:
@@ -50,12 +54,12 @@ def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, selec
     the JSON report of each ``oci://`` target is attached to it as a referrer; with
     ``manifest_only``, manifests are checked without their artifact's files (as ``-`` is)."""
     from ..io.limits import MAX_MANIFEST_BYTES
-    from ..validate.api import validate_bytes, validate_target
+    from ..validate.api import validate_bytes, validate_path
     from ..validate.reporters import render
 
     config = build_config(paths, config_file, select=_split(select), extend_select=_split(extend_select),
                           ignore=_split(ignore), fail_on=Severity.parse(fail_on) if fail_on else None)
-    packed = [p for p in paths if p.startswith(("oci://", "oci-layout:"))]
+    packed = [p for p in paths if p.startswith(PACKED_SCHEMES)]
     if manifest_only and packed:
         click.echo(f"error: --manifest-only checks a manifest without its files; {packed[0]!r} is a packed "
                    "artifact, which is always checked with its files", err=True)
@@ -70,14 +74,14 @@ def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, selec
             # working directory holds (spec/01-overview.md, "Validators").
             result = validate_bytes(raw, name="<stdin>", root=None, config=config)
             result.input = "-"
-        elif path.startswith("oci://"):
-            from ..oci.pull import validate_remote
+        elif path.startswith(PACKED_SCHEMES):
+            from ..oci.targets import validate_packed_target
 
-            result, pinned = validate_remote(path, config=config)
+            result, pinned = validate_packed_target(path, config=config)
             if pinned is not None:
                 remote.append((result, pinned))
         else:
-            result = validate_target(path, config=config, files=not manifest_only)
+            result = validate_path(path, config=config, files=not manifest_only)
         report.results.append(result)
     from .terminal import color_wanted
 

@@ -1,16 +1,17 @@
 """Compare a live environment with an artifact's lock and hardware block; yield every mismatch.
 
 Codes RRA700-RRA799 are the environment range. They are not rules of ``rra validate`` (which is
-static); :data:`ENV_RULES` is their catalogue.
+static); their catalogue, :data:`ENV_RULES`, sits beside the validator's in
+:mod:`rra_tools.validate.catalog`, the one catalog of codes.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
-from ..validate.diagnostics import DOCS_BASE_URL, Diagnostic, Severity
+from ..validate.catalog import ENV_RULES, EnvRule
+from ..validate.diagnostics import DOCS_BASE_URL, Diagnostic
 from .artifact import Artifact
 from .live import Gpu, LiveEnv
 from .locks import LockError, LockFile, LockedPackage, read_lock
@@ -18,52 +19,6 @@ from .markers import marker_applies
 
 __all__ = ["ENV_RULES", "EnvRule", "check_environment", "check_hardware", "check_interpreter", "check_packages"]
 
-
-@dataclass(frozen=True)
-class EnvRule:
-    """One environment check: stable code, name, default severity and what it means."""
-
-    code: str
-    name: str
-    severity: Severity
-    summary: str
-    #: The part of the specification whose fields the machine is compared with.
-    section: str = "spec/02-manifest.md#environment"
-
-
-ENV_RULES: dict[str, EnvRule] = {r.code: r for r in (
-    EnvRule("RRA700", "lock-unreadable", Severity.ERROR,
-            "The lock file the manifest names is missing or cannot be parsed (one finding per problem, "
-            "with its line)."),
-    EnvRule("RRA701", "lock-digest-mismatch", Severity.ERROR,
-            "The lock file's SHA-256 differs from `environment.lock.sha256` in the manifest."),
-    EnvRule("RRA702", "interpreter-mismatch", Severity.ERROR,
-            "The interpreter's implementation or version differs from `environment.interpreter` (a "
-            "declared `3.11` matches any 3.11.x)."),
-    EnvRule("RRA703", "package-missing", Severity.ERROR,
-            "A package the lock pins (for this platform: its marker is true here) is not installed."),
-    EnvRule("RRA704", "package-version-mismatch", Severity.ERROR,
-            "An installed package's version differs from the version the lock pins."),
-    EnvRule("RRA705", "package-extra", Severity.WARNING,
-            "A distribution is installed that the lock does not list (installers such as pip, setuptools, "
-            "wheel and uv excepted)."),
-    EnvRule("RRA706", "accelerator-missing", Severity.ERROR,
-            "Fewer GPUs of the required model are present than `environment.hardware` asks for (models "
-            "compared ignoring case, punctuation and a leading \"NVIDIA\")."),
-    EnvRule("RRA707", "accelerator-memory-low", Severity.ERROR,
-            "A GPU of the required model has less than 95 % of `environment.hardware`'s `memory_gib` (an "
-            "\"80GB\" card reports slightly under 80 GiB)."),
-    EnvRule("RRA708", "driver-too-old", Severity.ERROR,
-            "The GPU driver is older than `environment.cuda.min_driver`."),
-    EnvRule("RRA709", "cuda-too-old", Severity.ERROR,
-            "The CUDA version the driver supports is older than `environment.cuda.min_version`."),
-    EnvRule("RRA710", "accelerator-unknown", Severity.WARNING,
-            "The manifest needs GPUs but the machine's inventory cannot be read (no `nvidia-smi`, and no "
-            "`RRA_GPU_INVENTORY`)."),
-    EnvRule("RRA711", "package-unchecked", Severity.INFO,
-            "A locked package cannot be compared with the live environment (a conda package, or one "
-            "without a version)."),
-)}
 
 #: Installers and build tools a fresh virtual environment may hold without the lock naming them.
 _TOOLING = frozenset({"pip", "setuptools", "wheel", "uv"})

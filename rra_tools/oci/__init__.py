@@ -19,9 +19,10 @@ from .errors import (
     UnpackError,
     UnsafeLayer,
 )
-from .layout import BlobOpener, Descriptor, LayoutProblem, blob_path, read_index, resolve, verify_layout, write_blob
+from .layout import BlobOpener, Descriptor, LayoutProblem, blob_path, read_index, resolve, write_blob
 from .pack import PackResult, pack
 from .unpack import UnpackLimits, UnpackResult, unpack_layers
+from .verify import verify_layout
 from .mediatypes import (
     ARTIFACT_TYPE,
     CONFIG_MEDIA_TYPE,

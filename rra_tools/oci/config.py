@@ -13,10 +13,17 @@ from typing import Any
 
 from ..io.canonical import canonical_json
 from .errors import LayerRoleError, LayoutError, MediaTypeError
-from .layout import Descriptor, parse_json_object
-from .mediatypes import ANNOTATION_LAYER_DATASET, ANNOTATION_LAYER_ROLE, ROLES, parse_layer_media_type
+from .layout import BlobOpener, Descriptor, parse_json_object, read_verified
+from .mediatypes import (
+    ANNOTATION_LAYER_DATASET,
+    ANNOTATION_LAYER_ROLE,
+    CONFIG_MEDIA_TYPE,
+    MAX_CONFIG_BYTES,
+    ROLES,
+    parse_layer_media_type,
+)
 
-__all__ = ["ArtifactConfig", "LayerEntry", "MANIFEST_FILE_NAMES", "match_layers"]
+__all__ = ["ArtifactConfig", "LayerEntry", "MANIFEST_FILE_NAMES", "match_layers", "read_config"]
 
 #: Names the manifest file may have inside the manifest layer.
 MANIFEST_FILE_NAMES = ("rra.yaml", "rra.yml", "rra.json")
@@ -140,3 +147,14 @@ def match_layers(manifest: Mapping[str, Any], config: ArtifactConfig) -> list[tu
     if not out or out[0][1].role != "manifest":
         raise LayerRoleError("the first layer is not the manifest layer")
     return out
+
+
+def read_config(opener: BlobOpener, manifest: Mapping[str, Any]) -> tuple[Descriptor, ArtifactConfig]:
+    """The config descriptor and parsed config of an image manifest, read within the cap and
+    verified against its digest."""
+    descriptor = Descriptor.from_json(manifest.get("config"), "manifest config")
+    if descriptor.mediaType != CONFIG_MEDIA_TYPE:
+        raise MediaTypeError(f"the config has media type {descriptor.mediaType!r}; expected {CONFIG_MEDIA_TYPE!r}",
+                             digest=descriptor.digest)
+    raw = read_verified(opener, descriptor, MAX_CONFIG_BYTES, "config")
+    return descriptor, ArtifactConfig.parse(raw, descriptor.digest)

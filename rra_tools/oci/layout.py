@@ -44,7 +44,6 @@ __all__ = [
     "read_verified",
     "resolve",
     "select_manifest",
-    "verify_layout",
     "write_blob",
     "write_index",
 ]
@@ -401,10 +400,3 @@ def resolve(layout: Path, ref_name: str | None = None) -> tuple[Descriptor, dict
     raw = read_verified(layout_opener(layout), descriptor, MAX_MANIFEST_BYTES, "manifest")
     return descriptor, parse_json_object(raw, f"manifest {descriptor.digest}", descriptor.digest)
 
-
-def verify_layout(layout: Path, ref_name: str | None = None, *, check_layers: bool = True) -> list[LayoutProblem]:
-    """Every problem of the layout: structure, sizes, digests, media types, roles, annotations and
-    size caps (see :func:`rra_tools.oci.verify.verify_layout`)."""
-    from .verify import verify_layout as _verify
-
-    return _verify(layout, ref_name, check_layers=check_layers)

@@ -252,7 +252,7 @@ def validate_remote(target: str, *, config: Config | None = None, time_budget_s:
     manifest makes the input unreadable (RRA001).
     """
     from ..validate.config import Config as DefaultConfig
-    from ..validate.oci_layout import validate_oci_artifact
+    from .validation import validate_oci_artifact
     from .layout import layout_opener, read_index, select_manifest
 
     config = config or DefaultConfig()

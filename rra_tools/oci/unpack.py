@@ -42,22 +42,20 @@ from typing import Any
 from ..io.links import LinkTree
 from ..io.paths import lexical_issue
 from .compression import Reader, open_decompressed
-from .config import ArtifactConfig, LayerEntry, match_layers
+from .config import ArtifactConfig, LayerEntry, match_layers, read_config
 from .errors import (
     DigestMismatch,
     DocumentTooLarge,
-    MediaTypeError,
     OCIError,
     SizeMismatch,
     UncompressedMismatch,
     UnpackError,
     UnsafeLayer,
 )
-from .layout import BlobOpener, Descriptor, layout_opener, read_verified
-from .mediatypes import CONFIG_MEDIA_TYPE, MAX_CONFIG_BYTES
+from .layout import BlobOpener, Descriptor, layout_opener
 from .tarread import Member, TarReader
 
-__all__ = ["DEFAULT_LIMITS", "UnpackLimits", "UnpackResult", "read_config", "unpack_layers"]
+__all__ = ["DEFAULT_LIMITS", "UnpackLimits", "UnpackResult", "unpack_layers"]
 
 _CHUNK = 1024 * 1024
 _REGULAR = (b"0", b"\x00", b"7")
@@ -88,17 +86,6 @@ class UnpackResult:
     roles: tuple[str, ...]
     files: int
     bytes: int
-
-
-def read_config(opener: BlobOpener, manifest: Mapping[str, Any]) -> tuple[Descriptor, ArtifactConfig]:
-    """The config descriptor and parsed config of an image manifest, read within the cap and
-    verified against its digest."""
-    descriptor = Descriptor.from_json(manifest.get("config"), "manifest config")
-    if descriptor.mediaType != CONFIG_MEDIA_TYPE:
-        raise MediaTypeError(f"the config has media type {descriptor.mediaType!r}; expected {CONFIG_MEDIA_TYPE!r}",
-                             digest=descriptor.digest)
-    raw = read_verified(opener, descriptor, MAX_CONFIG_BYTES, "config")
-    return descriptor, ArtifactConfig.parse(raw, descriptor.digest)
 
 
 def unpack_layers(source: Path | str | BlobOpener, manifest: Mapping[str, Any], dest: Path | str, *,

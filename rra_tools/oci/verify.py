@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import ArtifactConfig, LayerEntry, match_layers
+from .config import ArtifactConfig, LayerEntry, match_layers, read_config
 from .errors import DigestMismatch, MediaTypeError, OCIError, SizeMismatch
 from .layout import (
     BlobOpener,
@@ -105,8 +105,6 @@ def verify_manifest(opener: BlobOpener, descriptor: Descriptor, *, check_layers:
     out.manifest = manifest
     _check_header(manifest, descriptor, add)
     _check_annotations(manifest, add)
-    from .unpack import read_config
-
     try:
         _, config = read_config(opener, manifest)
     except OCIError as exc:

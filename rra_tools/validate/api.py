@@ -1,5 +1,8 @@
 """The library entry points: validate a path (directory or manifest file) or raw bytes.
 
+A packed artifact (``oci-layout:DIR``, ``oci://HOST/REPO:TAG``) is validated by
+:mod:`rra_tools.oci.targets`, which needs the OCI layer as well as this one.
+
 Registries call these on uploads: nothing from the artifact is executed, no path outside the
 artifact root is followed, and reading is bounded (see :mod:`rra_tools.io.limits`).
 """
@@ -20,8 +23,8 @@ from .config import Config
 from .engine import diagnostic_from_problem, run_layers
 from .result import ValidationReport, ValidationResult
 
-__all__ = ["MANIFEST_NAMES", "find_manifest", "validate_bytes", "validate_oci_layout", "validate_path",
-           "validate_paths", "validate_target"]
+__all__ = ["MANIFEST_NAMES", "find_manifest", "validate_bytes", "validate_path", "validate_path_file",
+           "validate_paths"]
 
 from ..io.paths import MANIFEST_NAMES  # re-exported: part of the library API
 
@@ -107,36 +110,6 @@ def validate_path_file(manifest: Path, given: str, config: Config, max_bytes: in
                             max_bytes=max_bytes, time_budget_s=time_budget_s)
     result.input = given
     return result
-
-
-def validate_oci_layout(layout: str | Path, *, ref_name: str | None = None, config: Config | None = None,
-                        input_name: str | None = None, time_budget_s: float | None = None) -> ValidationResult:
-    """Validate a packed artifact in an OCI image layout: verify it, unpack it safely into a
-    temporary directory and validate its manifest (see :mod:`.oci_layout`)."""
-    from .oci_layout import validate_oci_layout as _validate
-
-    return _validate(layout, ref_name=ref_name, config=config, input_name=input_name, time_budget_s=time_budget_s)
-
-
-def validate_target(target: str, *, config: Config | None = None, max_bytes: int = MAX_MANIFEST_BYTES,
-                    time_budget_s: float | None = None, files: bool = True) -> ValidationResult:
-    """Validate a command-line target: an artifact directory, a manifest file, a packed
-    artifact ``oci-layout:DIR`` / ``oci-layout:DIR:REF``, or one in a registry ``oci://HOST/REPO:TAG``.
-
-    ``files=False`` checks a directory's or file's manifest alone (see :func:`validate_path`);
-    a packed artifact always carries its files, so it is checked whole.
-    """
-    if target.startswith("oci://"):
-        from ..oci.pull import validate_remote
-
-        return validate_remote(target, config=config, time_budget_s=time_budget_s)[0]
-    if target.startswith("oci-layout:"):
-        from .oci_layout import parse_layout_target
-
-        layout, ref_name = parse_layout_target(target)
-        return validate_oci_layout(layout, ref_name=ref_name, config=config, input_name=target,
-                                   time_budget_s=time_budget_s)
-    return validate_path(target, config=config, max_bytes=max_bytes, time_budget_s=time_budget_s, files=files)
 
 
 def validate_paths(paths: Iterable[str | Path], *, config: Config | None = None) -> ValidationReport:

@@ -1,5 +1,9 @@
 """The rule catalog: every check's stable code, name, default severity and spec section.
 
+It holds every code rra-tools reports: :data:`RULES`, the rules of ``rra validate``, and
+:data:`ENV_RULES`, the codes RRA700-RRA799 of ``rra env check`` (which compares a live machine
+with the manifest, and so is not a rule of the static validator).
+
 Codes are never reused; a removed rule keeps its entry with ``status="removed"``. The long
 documentation of each rule (why it matters, a failing example, the fix) lives beside the check
 that reports it, in ``rules/<area>.toml``; :mod:`.rule_docs` renders the pages of
@@ -12,7 +16,7 @@ from dataclasses import dataclass
 
 from .diagnostics import DOCS_BASE_URL, Severity
 
-__all__ = ["RULES", "Rule", "rule"]
+__all__ = ["ENV_RULES", "RULES", "EnvRule", "Rule", "rule"]
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741 - short, for the table below
 
@@ -195,3 +199,51 @@ def rule(code: str) -> Rule:
         return RULES[code]
     except KeyError:
         raise KeyError(f"unknown rule code {code!r}") from None
+
+
+@dataclass(frozen=True)
+class EnvRule:
+    """One environment check: stable code, name, default severity and what it means."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    #: The part of the specification whose fields the machine is compared with.
+    section: str = "spec/02-manifest.md#environment"
+
+
+#: The codes of ``rra env check`` (RRA700-RRA799), by code.
+ENV_RULES: dict[str, EnvRule] = {r.code: r for r in (
+    EnvRule("RRA700", "lock-unreadable", Severity.ERROR,
+            "The lock file the manifest names is missing or cannot be parsed (one finding per problem, "
+            "with its line)."),
+    EnvRule("RRA701", "lock-digest-mismatch", Severity.ERROR,
+            "The lock file's SHA-256 differs from `environment.lock.sha256` in the manifest."),
+    EnvRule("RRA702", "interpreter-mismatch", Severity.ERROR,
+            "The interpreter's implementation or version differs from `environment.interpreter` (a "
+            "declared `3.11` matches any 3.11.x)."),
+    EnvRule("RRA703", "package-missing", Severity.ERROR,
+            "A package the lock pins (for this platform: its marker is true here) is not installed."),
+    EnvRule("RRA704", "package-version-mismatch", Severity.ERROR,
+            "An installed package's version differs from the version the lock pins."),
+    EnvRule("RRA705", "package-extra", Severity.WARNING,
+            "A distribution is installed that the lock does not list (installers such as pip, setuptools, "
+            "wheel and uv excepted)."),
+    EnvRule("RRA706", "accelerator-missing", Severity.ERROR,
+            "Fewer GPUs of the required model are present than `environment.hardware` asks for (models "
+            "compared ignoring case, punctuation and a leading \"NVIDIA\")."),
+    EnvRule("RRA707", "accelerator-memory-low", Severity.ERROR,
+            "A GPU of the required model has less than 95 % of `environment.hardware`'s `memory_gib` (an "
+            "\"80GB\" card reports slightly under 80 GiB)."),
+    EnvRule("RRA708", "driver-too-old", Severity.ERROR,
+            "The GPU driver is older than `environment.cuda.min_driver`."),
+    EnvRule("RRA709", "cuda-too-old", Severity.ERROR,
+            "The CUDA version the driver supports is older than `environment.cuda.min_version`."),
+    EnvRule("RRA710", "accelerator-unknown", Severity.WARNING,
+            "The manifest needs GPUs but the machine's inventory cannot be read (no `nvidia-smi`, and no "
+            "`RRA_GPU_INVENTORY`)."),
+    EnvRule("RRA711", "package-unchecked", Severity.INFO,
+            "A locked package cannot be compared with the live environment (a conda package, or one "
+            "without a version)."),
+)}

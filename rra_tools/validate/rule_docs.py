@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .catalog import RULES, Rule
+from .catalog import ENV_RULES, RULES, Rule
 
 __all__ = [
     "BASE_FILES",
@@ -426,8 +426,6 @@ _ENV_NOTE = ("Reported by `rra env check`, which compares the machine it runs on
 
 def env_code_page(code: str) -> str:
     """The Markdown page of the environment code ``code`` of ``rra env check`` (KeyError if unknown)."""
-    from ..env.check import ENV_RULES
-
     rule = ENV_RULES[code]
     return "\n".join([
         f"# {rule.code} — {rule.name}", "",
@@ -440,8 +438,6 @@ def env_code_page(code: str) -> str:
 
 def env_codes_table() -> str:
     """The table of ``rra env check``'s codes (in docs/environment.md and the rules index)."""
-    from ..env.check import ENV_RULES
-
     lines = ["| Code | Name | Severity | Meaning |", "|---|---|---|---|"]
     for code in sorted(ENV_RULES):
         rule = ENV_RULES[code]
@@ -477,8 +473,6 @@ def catalog_table(spec: Path) -> str:
     """The normative table of every code (spec/06-rules.md): code, name, default severity, who
     reports it, the version that added it and the section of the specification (in the folder
     ``spec``) it enforces. ValueError when a section names no heading there."""
-    from ..env.check import ENV_RULES
-
     lines = ["| Code | Name | Default severity | Reported by | Added | Section |", "|---|---|---|---|---|---|"]
     for code in sorted({*RULES, *ENV_RULES}):
         if code in RULES:
@@ -496,8 +490,6 @@ def catalog_table(spec: Path) -> str:
 def generated_rule_pages() -> dict[str, str]:
     """Each file of ``docs/rules/`` (name -> Markdown): ``README.md``, one ``<CODE>.md`` per rule,
     and one per code of ``rra env check``."""
-    from ..env.check import ENV_RULES
-
     docs = load_docs()
     missing = sorted(set(RULES) - set(docs))
     if missing:

@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from rra_tools.cli import validate_cmd
 from rra_tools.cli.main import cli
 from rra_tools.oci.mediatypes import REQUIRED_ANNOTATIONS
 from rra_tools.oci.pack import pack
-from rra_tools.validate.api import validate_oci_layout, validate_target
+from rra_tools.oci.targets import PACKED_SCHEMES, validate_target
+from rra_tools.oci.validation import parse_layout_target, validate_oci_layout
 from rra_tools.validate.catalog import RULES
 from rra_tools.validate.config import Config
-from rra_tools.validate.oci_layout import parse_layout_target
 from rra_tools.validate.rule_docs import rule_doc
 
 from .oci_support import (
@@ -165,6 +166,10 @@ def test_targets_and_cli_exit_codes(tmp_path: Path) -> None:
     assert parse_layout_target(f"oci-layout:{layout}:v1") == (layout, "v1")
     assert parse_layout_target(f"oci-layout:{layout}") == (layout, None)
     assert validate_target(f"oci-layout:{layout}").valid
+    # One function takes every kind of target: a plain directory goes to the manifest validator.
+    assert validate_target(str(layout)).unreadable
+    # The CLI spells the packed prefixes itself (a plain path must not import the OCI package).
+    assert validate_cmd.PACKED_SCHEMES == PACKED_SCHEMES
     runner = CliRunner()
     good = runner.invoke(cli, ["validate", f"oci-layout:{layout}:v1"])
     assert good.exit_code == 0, good.output

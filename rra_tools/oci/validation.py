@@ -1,6 +1,9 @@
 """Validate a packed RRA: verify the OCI artifact, unpack it safely into a temporary directory
 and run the normal validator on the embedded manifest (spec/05-packaging.md#validating-a-packed-artifact).
 
+It needs both the OCI layer and the validator, so it lives here, above :mod:`rra_tools.validate`,
+which knows nothing of packing.
+
 Nothing from the artifact is executed; unpacking is bounded by :class:`UnpackLimits`; every
 layer digest is checked while it streams. A registry client reuses this by fetching into a
 temporary layout and calling :func:`validate_oci_layout`, or by passing its own blob opener
@@ -16,15 +19,16 @@ from pathlib import Path
 
 from ..io.errors import Problem
 from ..io.limits import MAX_MANIFEST_BYTES
-from ..oci.errors import OCIError, UnpackError
-from ..oci.layout import BlobOpener, Descriptor, LayoutProblem, layout_opener, read_index, select_manifest
-from ..oci.unpack import UnpackLimits, unpack_layers
-from ..oci.verify import verify_manifest
-from .catalog import RULES
-from .config import Config
-from .diagnostics import Diagnostic
-from .engine import diagnostic_from_problem
-from .result import ValidationResult
+from ..validate.api import validate_path_file
+from ..validate.catalog import RULES
+from ..validate.config import Config
+from ..validate.diagnostics import Diagnostic
+from ..validate.engine import diagnostic_from_problem
+from ..validate.result import ValidationResult
+from .errors import OCIError, UnpackError
+from .layout import BlobOpener, Descriptor, LayoutProblem, layout_opener, read_index, select_manifest
+from .unpack import UnpackLimits, unpack_layers
+from .verify import verify_manifest
 
 __all__ = ["VALIDATE_LIMITS", "parse_layout_target", "validate_oci_artifact", "validate_oci_layout"]
 
@@ -108,8 +112,6 @@ def validate_oci_artifact(opener: BlobOpener, descriptor: Descriptor, *, config:
                                        f"blobs/sha256/{verified.layers[0][0].hex}", "/layers/0"), base, config)
             return _finish(result)
         _compare_embedded(result, manifest_path, verified.config.manifest, shown, base, descriptor, config)
-        from .api import validate_path_file
-
         inner = validate_path_file(manifest_path, input_name, config, MAX_MANIFEST_BYTES, time_budget_s)
         prefix = str(dest)
         for diagnostic in inner.diagnostics:
