@@ -33,7 +33,7 @@ from typing import Any
 
 from ..errors import RRAError
 from .limits import MAX_DEPTH, MAX_NODES
-from .source import resolve_plain as _resolve_plain
+from .scalars import resolve_plain as _resolve_plain
 
 __all__ = ["read_block_yaml"]
 

@@ -10,23 +10,16 @@ resolved by the YAML 1.2 core schema: ``yes`` is a string, ``2024-01-01`` is a s
 from __future__ import annotations
 
 import json
-import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import LoadError, Problem
 from .limits import MAX_DEPTH, MAX_NODES
+from .scalars import BOOL, FLOAT, INT, NULL, resolve_plain, to_float, to_int
 
 __all__ = ["Position", "SourceDocument", "decode_text", "parse_document"]
 
 _CORE = "tag:yaml.org,2002:"
-_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
-_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
-_INT = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
-_FLOAT = re.compile(
-    r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
-)
 # Plain scalars whose first character is none of these are strings; skips the regexes.
 _MAYBE_TYPED = frozenset("-+.0123456789~nNtTfF")
 
@@ -419,13 +412,13 @@ class _YamlBuilder:
         try:
             if name == "str":
                 return value
-            if name == "int" and _INT.match(value):
-                return _to_int(value)
-            if name == "float" and (_FLOAT.match(value) or _INT.match(value)):
-                return _to_float(value)
-            if name == "bool" and _BOOL.match(value):
+            if name == "int" and INT.match(value):
+                return to_int(value)
+            if name == "float" and (FLOAT.match(value) or INT.match(value)):
+                return to_float(value)
+            if name == "bool" and BOOL.match(value):
                 return value.lower() == "true"
-            if name == "null" and _NULL.match(value):
+            if name == "null" and NULL.match(value):
                 return None
         except ValueError:
             pass
@@ -444,36 +437,6 @@ class _NoKey:
 
 
 _NO_KEY = _NoKey()
-
-
-def resolve_plain(value: str) -> Any:
-    """The value of a plain (unquoted, untagged) scalar under the YAML 1.2 core schema."""
-    if _NULL.match(value):
-        return None
-    if _BOOL.match(value):
-        return value.lower() == "true"
-    if _INT.match(value):
-        return _to_int(value)
-    if _FLOAT.match(value):
-        return _to_float(value)
-    return value
-
-
-def _to_int(value: str) -> int:
-    if value.startswith("0o"):
-        return int(value[2:], 8)
-    if value.startswith("0x"):
-        return int(value[2:], 16)
-    return int(value, 10)
-
-
-def _to_float(value: str) -> float:
-    lowered = value.lower()
-    if lowered.endswith(".inf"):
-        return -math.inf if lowered.startswith("-") else math.inf
-    if lowered == ".nan":
-        return math.nan
-    return float(value)
 
 
 def _offset_line_col(text: str, offset: int) -> tuple[int, int]:
