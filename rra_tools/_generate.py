@@ -14,6 +14,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .errors import ExitStatus
+
 __all__ = ["generated_files", "main", "with_block"]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,8 +69,8 @@ def main(argv: list[str]) -> int:
         print(f"{'stale' if check else 'wrote'}: {path.relative_to(ROOT)}")
     if check and stale:
         print("run 'python -m rra_tools._generate' to regenerate")
-        return 1
-    return 0
+        return ExitStatus.FAILED
+    return ExitStatus.OK
 
 
 if __name__ == "__main__":
