@@ -18,7 +18,8 @@ and the packed-artifact check). Each file is a table per code::
 
 A new rule therefore touches its check, its catalog entry (:mod:`.catalog`: name, severity,
 section) and the TOML file beside the check, plus its conformance cases. A file added to
-``rules/`` is read without registration.
+``rules/`` is read without registration. The codes of ``rra env check`` (``ENV_RULES``) take
+documentation the same way (a ``console`` example); their pages show it when present.
 
 Examples are executable. ``BASE_MANIFEST`` is a small but complete manifest that validates
 with no finding when written with ``BASE_FILES`` into a directory. A rule's ``example`` is a
@@ -114,8 +115,8 @@ def _read(path: Path) -> dict[str, RuleDoc]:
     docs = {}
     for code, entry in data.items():
         where = f"{path.name}: [{code}]"
-        if code not in RULES:
-            raise ValueError(f"{where} documents no rule of the catalog")
+        if code not in RULES and code not in ENV_RULES:
+            raise ValueError(f"{where} documents no code of the catalog")
         if not isinstance(entry, dict):
             raise ValueError(f"{where} is not a table")
         docs[code] = _doc_from(entry, where)
@@ -370,7 +371,13 @@ def rule_page(code: str, doc: RuleDoc | None = None) -> str:
     ]
     if rule.status != "stable":
         lines.append(f"- Status: {rule.status}")
-    lines += ["", "## What it checks", "", doc.what, "", "## Why it matters", "", doc.why, "", "## Example", ""]
+    lines += ["", *_doc_sections(doc), "", *_configuration(rule), ""]
+    return "\n".join(lines)
+
+
+def _doc_sections(doc: RuleDoc) -> list[str]:
+    """What it checks, why it matters, the example and the fix, as Markdown lines."""
+    lines = ["## What it checks", "", doc.what, "", "## Why it matters", "", doc.why, "", "## Example", ""]
     if doc.intro:
         lines += [doc.intro, ""]
     elif doc.raw:
@@ -380,8 +387,7 @@ def rule_page(code: str, doc: RuleDoc | None = None) -> str:
                   "[example manifest](README.md#the-example-manifest).", ""]
     lines += _fence(doc.example, doc.lang)
     lines += _artifact_files(doc)
-    lines += ["", "## Use instead", "", *_fence(doc.fix, doc.lang), "", *_configuration(rule), ""]
-    return "\n".join(lines)
+    return [*lines, "", "## Use instead", "", *_fence(doc.fix, doc.lang)]
 
 
 def _cell(text: str) -> str:
@@ -424,15 +430,25 @@ _ENV_NOTE = ("Reported by `rra env check`, which compares the machine it runs on
              "`rra validate`, which never inspects the machine, so it cannot be selected or ignored there.")
 
 
-def env_code_page(code: str) -> str:
-    """The Markdown page of the environment code ``code`` of ``rra env check`` (KeyError if unknown)."""
+def env_code_page(code: str, doc: RuleDoc | None = None) -> str:
+    """The Markdown page of the environment code ``code`` of ``rra env check`` (KeyError if unknown).
+
+    Its documentation (``doc``, else the entry of a file in ``rules/``, as for a rule) adds the
+    sections of a rule page when there is one; without it the page is the catalog entry.
+    """
     rule = ENV_RULES[code]
+    if doc is None:
+        try:
+            doc = rule_doc(code)
+        except KeyError:
+            doc = None
+    sections = ["", *_doc_sections(doc)] if doc is not None else []
     return "\n".join([
         f"# {rule.code} — {rule.name}", "",
         rule.summary, "",
         f"- Default severity: {rule.severity.label}",
         "- Reported by: `rra env check`",
-        "", _ENV_NOTE, "",
+        "", _ENV_NOTE, *sections, "",
     ])
 
 
@@ -499,5 +515,5 @@ def generated_rule_pages() -> dict[str, str]:
     for code in sorted(RULES):
         pages[f"{code}.md"] = rule_page(code, docs[code])
     for code in sorted(ENV_RULES):
-        pages[f"{code}.md"] = env_code_page(code)
+        pages[f"{code}.md"] = env_code_page(code, docs.get(code))
     return pages

@@ -123,7 +123,7 @@ def test_each_rule_is_read_from_the_file_beside_its_check() -> None:
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("[RRA999]\nwhat = 'w'\nwhy = 'y'\nexample = 'e'\nfix = 'f'\n", "x.toml: [RRA999] documents no rule of the catalog"),
+    ("[RRA999]\nwhat = 'w'\nwhy = 'y'\nexample = 'e'\nfix = 'f'\n", "x.toml: [RRA999] documents no code of the catalog"),
     ("[RRA401]\nwhat = 'w'\nwhy = 'y'\nexample = 'e'\n", "x.toml: [RRA401]: 'fix' must be given as text"),
     ("[RRA401]\nwhat = 'w'\nwhy = 'y'\nexample = 'e'\nfix = 'f'\nwhy_not = 1\n",
      "x.toml: [RRA401]: unknown field(s) 'why_not'"),
@@ -135,6 +135,29 @@ def test_malformed_documentation_is_refused(tmp_path: Path, text: str, message: 
     with pytest.raises(ValueError) as raised:
         load_docs(tmp_path)
     assert str(raised.value) == message
+
+
+def test_an_environment_code_takes_documentation_like_a_rule(tmp_path: Path) -> None:
+    from rra_tools.validate.rule_docs import env_code_page
+
+    (tmp_path / "environment.toml").write_text("""\
+[RRA701]
+what = "The lock changed."
+why = "Other packages."
+lang = "console"
+intro = "A session:"
+example = '''
+$ rra env check
+error[RRA701] ...
+'''
+fix = '''
+$ rra lock
+'''
+""", encoding="utf-8")
+    page = env_code_page("RRA701", load_docs(tmp_path)["RRA701"])
+    assert page.startswith(env_code_page("RRA701").rstrip("\n") + "\n\n## What it checks\n\nThe lock changed.\n")
+    assert page.endswith("A session:\n\n```console\n$ rra env check\nerror[RRA701] ...\n```\n\n"
+                         "## Use instead\n\n```console\n$ rra lock\n```\n")
 
 
 def test_a_code_documented_twice_is_refused(tmp_path: Path) -> None:
