@@ -63,7 +63,8 @@ def validate(paths: tuple[str, ...], fmt: str, fail_on: str | None, select: str 
 @cli.command()
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules(fmt: str) -> None:
-    """List every rule: code, name, default severity, spec section."""
+    """List every rule: code, name, default severity, whether it is on by default, the command
+    that reports it ('rra validate', or 'rra env check' for RRA700-RRA799) and a summary."""
     from .rules_cmd import render_rules
 
     click.echo(render_rules(fmt), nl=False)

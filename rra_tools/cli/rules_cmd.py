@@ -8,28 +8,41 @@ from ..validate.catalog import ENV_RULES, RULES, Rule
 
 __all__ = ["find_rule", "render_explain", "render_rules"]
 
-_COLUMNS = ("CODE", "NAME", "SEVERITY", "ENABLED", "SUMMARY")
+_COLUMNS = ("CODE", "NAME", "SEVERITY", "ENABLED", "CHECKED BY", "SUMMARY")
+_VALIDATE, _ENV_CHECK = "rra validate", "rra env check"
 
 
-def _row(rule: Rule) -> tuple[str, str, str, str, str]:
-    return rule.code, rule.name, rule.severity.label, "yes" if rule.enabled else "no", rule.summary
+def _entries() -> list[dict[str, object]]:
+    """Every code in code order: the validator's rules and ``rra env check``'s codes (RRA700-RRA799),
+    each with the command that reports it."""
+    from ..validate.diagnostics import DOCS_BASE_URL
+
+    items: dict[str, dict[str, object]] = {
+        r.code: {"code": r.code, "name": r.name, "severity": r.severity.label, "enabled": r.enabled,
+                 "status": r.status, "added": r.added, "section": r.section, "summary": r.summary,
+                 "url": r.url, "checked_by": _VALIDATE} for r in RULES.values()}
+    for e in ENV_RULES.values():
+        # Environment checks run only when asked for ('rra env check'), always all of them.
+        items[e.code] = {"code": e.code, "name": e.name, "severity": e.severity.label, "enabled": True,
+                         "status": "stable", "added": "1.0", "section": e.section, "summary": e.summary,
+                         "url": f"{DOCS_BASE_URL}/{e.code}", "checked_by": _ENV_CHECK}
+    return [items[code] for code in sorted(items)]
 
 
 def render_rules(fmt: str = "text") -> str:
-    """Every rule in code order: an aligned table (``text``) or a JSON list (``json``).
+    """Every code in code order, ``rra env check``'s included: an aligned table (``text``) or a
+    JSON list (``json``).
 
     >>> render_rules().splitlines()[0].split()
-    ['CODE', 'NAME', 'SEVERITY', 'ENABLED', 'SUMMARY']
+    ['CODE', 'NAME', 'SEVERITY', 'ENABLED', 'CHECKED', 'BY', 'SUMMARY']
     """
-    rules = [RULES[code] for code in sorted(RULES)]
+    entries = _entries()
     if fmt == "json":
-        items = [{"code": r.code, "name": r.name, "severity": r.severity.label, "enabled": r.enabled,
-                  "status": r.status, "added": r.added, "section": r.section, "summary": r.summary,
-                  "url": r.url} for r in rules]
-        return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(entries, indent=2, ensure_ascii=False) + "\n"
     if fmt != "text":
         raise ValueError(f"unknown format {fmt!r}; expected 'text' or 'json'")
-    rows = [_COLUMNS, *(_row(r) for r in rules)]
+    rows = [_COLUMNS, *((str(e["code"]), str(e["name"]), str(e["severity"]), "yes" if e["enabled"] else "no",
+                         str(e["checked_by"]), str(e["summary"])) for e in entries)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(_COLUMNS) - 1)]
     lines = ["  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[-1]]) for row in rows]
     return "\n".join(lines) + "\n"

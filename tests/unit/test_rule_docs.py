@@ -232,13 +232,22 @@ def test_generated_pages_are_committed() -> None:
 
 
 def test_rules_lists_every_code() -> None:
-    result = CliRunner().invoke(cli, ["rules"])
-    assert result.exit_code == 0
-    listed = [line.split()[0] for line in result.output.splitlines()[1:]]
-    assert listed == sorted(RULES)
-    as_json = CliRunner().invoke(cli, ["rules", "--format", "json"])
-    assert [item["code"] for item in json.loads(as_json.output)] == sorted(RULES)
-    assert render_rules("text") == result.output
+    """Through the real command: the validator's rules and rra env check's codes, all explainable."""
+    from rra_tools.validate.catalog import ENV_RULES
+    from tests.rra_cli import rra
+
+    every = sorted([*RULES, *ENV_RULES])
+    assert {f"RRA7{n:02d}" for n in range(12)} <= set(ENV_RULES)
+    result = rra("rules")
+    assert result.returncode == 0
+    listed = [line.split()[0] for line in result.stdout.splitlines()[1:]]
+    assert listed == every
+    assert render_rules("text") == result.stdout
+    as_json = json.loads(rra("rules", "--format", "json").stdout)
+    assert [item["code"] for item in as_json] == every
+    assert {item["code"] for item in as_json if item["checked_by"] == "rra env check"} == set(ENV_RULES)
+    assert "RRA701  lock-digest-mismatch" in result.stdout
+    assert all(render_explain(code) is not None for code in every)
 
 
 @pytest.mark.parametrize("selector", ["RRA201", "unknown-reference", "rra201"])
