@@ -36,6 +36,7 @@ from typing import IO, Any
 from ..io.paths import lexical_issue, resolve_inside
 from ..model.vocab import Executor, RunStatus
 from .gpus import GpuInfo
+from .concurrency import RunSlot, enter
 from .errors import EngineUnavailable, EngineUnsupported, ImageUnavailable, PlanError
 from .gpus import GpuLease, acquire, inventory
 from .local import Progress, RunOptions, RunResult, Tee, clean_environment
@@ -317,9 +318,15 @@ def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:
         gpus = list(opts.gpus) if opts.gpus is not None else inventory(environ)
         lease = acquire(plan.launcher.resources.gpus, plan.launcher.id, gpus, environ)
         try:
-            return _Run(plan, opts, engine, image, gpus, lease).run()
+            slot = enter(plan, environ)
+        except BaseException:
+            lease.release()
+            raise
+        try:
+            return _Run(plan, opts, engine, image, gpus, lease, slot).run()
         finally:
             lease.release()
+            slot.release()
     finally:
         if opts.engine is None:
             engine.close()
@@ -351,8 +358,9 @@ class _Run:
     """One container run, from the run directory to the written record."""
 
     def __init__(self, plan: RunPlan, opts: ContainerOptions, engine: Engine, image: Image,
-                 gpus: list[GpuInfo], lease: GpuLease) -> None:
+                 gpus: list[GpuInfo], lease: GpuLease, slot: RunSlot) -> None:
         self.plan, self.opts, self.engine, self.image, self.gpus = plan, opts, engine, image, gpus
+        self.slot = slot
         self.api = engine.api
         self.assigned = [g.index for g in lease.devices]
         self.messages: list[str] = []
@@ -395,7 +403,7 @@ class _Run:
                               duration_s=duration, started_epoch=started_epoch, status=self.status,
                               exit_status=self.exit_status, killed_by=self.killed_by, host_gpus=self.gpus,
                               assigned=self.assigned, environment=recorded_env, messages=self.messages,
-                              container=info, before=before)
+                              container=info, before=before, concurrent=self.slot.concurrent)
         return RunResult(record, directory)
 
     def _mounts(self) -> list[Any]:

@@ -25,6 +25,7 @@ from typing import IO, Any
 
 from ..io.paths import resolve_inside
 from ..model.vocab import Executor, RunStatus
+from .concurrency import RunSlot, enter
 from .errors import RunError
 from .gpus import GpuInfo, acquire, inventory
 from .outcome import signal_name as _signal_name
@@ -176,15 +177,22 @@ def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:
     gpus = list(options.gpus) if options.gpus is not None else inventory(environ)
     lease = acquire(plan.launcher.resources.gpus, plan.launcher.id, gpus, environ)
     try:
+        slot = enter(plan, environ)
+    except BaseException:
+        lease.release()
+        raise
+    try:
         home = fresh_private_dir("rra-home-")
     except OSError as exc:
         lease.release()
+        slot.release()
         raise RunError(f"cannot create a temporary HOME for the run: {exc}") from None
     try:
         return _execute(plan, options, gpus, lease.visible if lease.devices else None, home,
-                        [g.index for g in lease.devices], lease.fds)
+                        [g.index for g in lease.devices], slot, (*lease.fds, *slot.fds))
     finally:
         lease.release()
+        slot.release()
         try:
             os.rmdir(home)
         except OSError:  # the run left files in its HOME
@@ -194,7 +202,7 @@ def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:
 
 
 def _execute(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], visible: str | None, home: str,
-             assigned: list[int], lock_fds: tuple[int, ...]) -> RunResult:
+             assigned: list[int], slot: RunSlot, lock_fds: tuple[int, ...]) -> RunResult:
     started = _now()
     directory = new_run_dir(plan.artifact.runs_dir, plan.launcher.id, plan.seed, started)
     env = clean_environment(plan.env, home, visible, env_dir=options.env_dir)
@@ -203,7 +211,7 @@ def _execute(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], visible: s
                                                    assigned=assigned, environment=env))
     try:
         record = _run_process(plan, options, gpus, env, assigned, directory, started, host,
-                              (pending.fd, *lock_fds))
+                              (pending.fd, *lock_fds), slot)
     except BaseException:
         os.close(pending.fd)  # left in place: the next rra run or rra results finishes it
         raise
@@ -213,7 +221,7 @@ def _execute(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], visible: s
 
 def _run_process(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], env: dict[str, str],
                  assigned: list[int], directory: Path, started: datetime, host: dict[str, Any],
-                 inherited: tuple[int, ...]) -> dict[str, Any]:
+                 inherited: tuple[int, ...], slot: RunSlot) -> dict[str, Any]:
     """Start the launcher, stream, wait, stop, and write the record; the record."""
     messages: list[str] = []
     status = RunStatus.COMPLETED
@@ -231,8 +239,9 @@ def _run_process(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], env: d
             status = RunStatus.FAILED
         else:
             try:
-                # The launcher inherits the pending record's and the GPUs' locked descriptors:
-                # they stay locked for as long as it lives, even if rra run is killed.
+                # The launcher inherits the locked descriptors of the pending record, the GPUs,
+                # its outputs and its registration: they stay locked for as long as it lives,
+                # even if rra run is killed.
                 proc = subprocess.Popen(plan.argv, cwd=cwd.path, env=env, stdin=subprocess.DEVNULL,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         start_new_session=True, close_fds=True, pass_fds=inherited)
@@ -274,7 +283,8 @@ def _run_process(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], env: d
     return write_record(plan, directory, executor=Executor.LOCAL, started=started, ended=_now(),
                         duration_s=time.monotonic() - t0, started_epoch=started_epoch, status=status,
                         exit_status=exit_status, killed_by=killed_by, host_gpus=gpus, assigned=assigned,
-                        environment=env, messages=messages, before=before, env_dir=options.env_dir, host=host)
+                        environment=env, messages=messages, before=before, env_dir=options.env_dir, host=host,
+                        concurrent=slot.concurrent)
 
 
 #: Dismissed watchdogs not reaped yet (held so that no Popen is dropped while running).

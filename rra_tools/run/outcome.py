@@ -12,7 +12,7 @@ import hashlib
 import os
 import posixpath
 import signal
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -269,7 +269,8 @@ def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started:
                  killed_by: int | None, host_gpus: list[GpuInfo], assigned: list[int],
                  environment: dict[str, str], messages: list[str],
                  container: dict[str, Any] | None = None, before: RunSnapshot | None = None,
-                 env_dir: Path | None = None, host: dict[str, Any] | None = None) -> dict[str, Any]:
+                 env_dir: Path | None = None, host: dict[str, Any] | None = None,
+                 concurrent: Callable[[], list[str]] | None = None) -> dict[str, Any]:
     """Check the outputs and the tree, extract the metrics, and write ``record.json`` atomically;
     the record as written (plain JSON data).
 
@@ -279,19 +280,33 @@ def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started:
 
     ``before`` is the tree snapshot taken before the run (:func:`snapshot_before`); files
     created, changed or removed outside the allowed places since then fail the run. ``host``
-    is :func:`host_record`, when the executor took it before the run.
+    is :func:`host_record`, when the executor took it before the run. ``concurrent`` lists the
+    other runs of the artifact active during this one (``concurrency.RunSlot.concurrent``):
+    changes outside the allowed places made while others ran cannot be told apart from theirs,
+    so they fail the run with a message but are not listed as its ``stray_writes``.
     """
     outputs, missing, paths = collect_outputs(plan, started_epoch, messages,
                                               None if before is None else before.outputs)
     metrics, complete = claim_metrics(plan, paths, messages)
     stray: list[str] = []
+    unattributed = False
     if before is not None:
-        stray = stray_writes(before.tree, take_snapshot(plan.artifact.root, [a for a in allowed_writes(plan) if a]))
-        if stray:
-            shown = ", ".join(stray[:5]) + (f" and {len(stray) - 5} more" if len(stray) > 5 else "")
-            messages.append(f"the run wrote outside its declared outputs ({len(stray)} file(s)): {shown}; "
-                            "declare them as outputs or write them elsewhere")
-    if status == RunStatus.COMPLETED and exit_status == 0 and (missing or not complete or stray):
+        changed = stray_writes(before.tree, take_snapshot(plan.artifact.root, [a for a in allowed_writes(plan) if a]))
+        others = concurrent() if changed and concurrent is not None else []
+        if changed:
+            shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+            if others:
+                unattributed = True
+                listed = "; ".join(others[:3]) + (f"; and {len(others) - 3} more" if len(others) > 3 else "")
+                messages.append(f"the artifact changed outside the declared outputs ({len(changed)} file(s)): "
+                                f"{shown}, while other runs of it were running ({listed}); which run "
+                                "changed them cannot be told, so this record does not claim them; run the "
+                                "launcher alone to check it")
+            else:
+                stray = changed
+                messages.append(f"the run wrote outside its declared outputs ({len(stray)} file(s)): {shown}; "
+                                "declare them as outputs or write them elsewhere")
+    if status == RunStatus.COMPLETED and exit_status == 0 and (missing or not complete or stray or unattributed):
         status = RunStatus.FAILED
     head = record_head(plan, executor=executor, started=started,
                        host=host if host is not None else host_record(plan, executor, host_gpus, env_dir),
