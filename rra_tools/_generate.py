@@ -4,9 +4,10 @@ Writes the JSON Schemas into ``schemas/``, the rule pages into ``docs/rules/``, 
 reference into ``docs/cli.md``, the run path's plain view of the manifest into
 ``rra_tools/run/spec.py`` (from the models), the table of ``rra env check``'s codes into
 ``docs/environment.md``, the field tables of ``spec/02-manifest.md`` (see
-:mod:`rra_tools.model.spec_tables`) and the rule catalog of ``spec/06-rules.md`` (the last three
-between generated-block markers). With ``--check`` nothing is
-written; the exit status is 1 and the stale files are named when anything differs.
+:mod:`rra_tools.model.spec_tables`), the rule catalog of ``spec/06-rules.md`` and the
+conformance suite README's list of codes without a case (the last four between generated-block
+markers). With ``--check`` nothing is written; the exit status is 1 and the stale files are
+named when anything differs.
 """
 
 from __future__ import annotations
@@ -41,7 +42,20 @@ def generated_files() -> dict[Path, str]:
     files[manifest_spec] = with_field_tables(manifest_spec.read_text(encoding="utf-8"))
     rules_spec = ROOT / "spec" / "06-rules.md"
     files[rules_spec] = with_block(rules_spec.read_text(encoding="utf-8"), "rule-catalog", catalog_table(ROOT / "spec"))
+    files.update(_conformance_readme())
     return files
+
+
+def _conformance_readme() -> dict[Path, str]:
+    """The suite README's list of rule codes without a case, computed from the cases."""
+    from .conformance.cases import load_suite
+    from .conformance.coverage import uncovered_block
+    from .validate.catalog import RULES
+
+    suite = ROOT / "conformance" / "v1.0"
+    readme = suite / "README.md"
+    return {readme: with_block(readme.read_text(encoding="utf-8"), "uncovered-codes",
+                               uncovered_block(RULES, load_suite(suite)))}
 
 
 def with_block(text: str, name: str, block: str) -> str:

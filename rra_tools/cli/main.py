@@ -105,25 +105,53 @@ def conformance() -> None:
     """Run the RRA conformance suite against an implementation."""
 
 
+def _selection_options(function: Any) -> Any:
+    """The options that choose cases, shared by 'conformance run' and 'conformance list'."""
+    for option in reversed([
+        click.option("--id", "ids", metavar="IDS", default=None,
+                     help="Comma-separated case ids or glob patterns (oci-*); run only those."),
+        click.option("--tags", metavar="TAGS", default=None, help="Comma-separated tags; keep cases having any of them."),
+        click.option("--exclude-tags", metavar="TAGS", default=None,
+                     help="Comma-separated tags; drop cases having any of them (e.g. config,packaging,optional)."),
+        click.option("--suite", type=click.Path(file_okay=False, exists=True), default=None,
+                     help="Suite directory.  [default: the bundled conformance/v1.0]"),
+    ]):
+        function = option(function)
+    return function
+
+
 @conformance.command("run")
 @click.option("--impl", "impl", metavar="CMD", default=None,
-              help="Implementation to test, run as 'CMD ARTIFACT_DIR' (protocol: conformance/v1.0/README.md).  "
+              help="Implementation to test, run as 'CMD TARGET' with TARGET an artifact directory or "
+              "'oci-layout:DIR' (protocol: conformance/v1.0/README.md).  "
               "[default: this package's validator, in process]")
-@click.option("--tags", metavar="TAGS", default=None, help="Comma-separated tags; run cases having any of them.")
+@_selection_options
 @click.option("--strict-codes", is_flag=True, help="Also require the exact set of rule codes.")
 @click.option("--junit", "junit", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write JUnit XML to this file.")
-@click.option("--suite", type=click.Path(file_okay=False, exists=True), default=None,
-              help="Suite directory.  [default: the bundled conformance/v1.0]")
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per case for --impl.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Cases run at the same time.")
 @click.option("-v", "--verbose", is_flag=True, help="List passing cases too.")
-def conformance_run(impl: str | None, tags: str | None, strict_codes: bool, junit: str | None,
-                    suite: str | None, timeout: float, verbose: bool) -> None:
-    """Run every case (or those with --tags); exit 1 when any case fails."""
+def conformance_run(impl: str | None, ids: str | None, tags: str | None, exclude_tags: str | None,
+                    suite: str | None, strict_codes: bool, junit: str | None, timeout: float, jobs: int,
+                    verbose: bool) -> None:
+    """Run every selected case; exit 1 when a case fails (an 'optional' case only warns)."""
     from .conformance_cmd import run_conformance
 
-    sys.exit(run_conformance(impl=impl, tags=tags, strict_codes=strict_codes, junit=junit, suite=suite,
-                             timeout=timeout, verbose=verbose))
+    sys.exit(run_conformance(impl=impl, ids=ids, tags=tags, exclude_tags=exclude_tags, strict_codes=strict_codes,
+                             junit=junit, suite=suite, timeout=timeout, jobs=jobs, verbose=verbose))
+
+
+@conformance.command("list")
+@_selection_options
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def conformance_list(ids: str | None, tags: str | None, exclude_tags: str | None, suite: str | None,
+                     fmt: str) -> None:
+    """List the selected cases: id, expected verdict and codes, tags, file and description."""
+    from .conformance_cmd import list_conformance
+
+    sys.exit(list_conformance(ids=ids, tags=tags, exclude_tags=exclude_tags, suite=suite, fmt=fmt))
 
 
 # Commands of later layers register below, one line each: cli.add_command(<command>). Their

@@ -1,6 +1,6 @@
 """The conformance suite: load language-neutral cases, run any implementation on them, report."""
 
-from .cases import LoadedCase, load_suite, materialise, suite_path
+from .cases import LoadedCase, load_suite, materialise, prepare, select_cases, suite_path
 from .runner import Outcome, Reported, command_impl, in_process_impl, run_suite
 
 __all__ = [
@@ -11,6 +11,8 @@ __all__ = [
     "in_process_impl",
     "load_suite",
     "materialise",
+    "prepare",
     "run_suite",
+    "select_cases",
     "suite_path",
 ]

@@ -16,7 +16,7 @@ from ..io.errors import LoadError
 from ..io.manifest import load_manifest_bytes
 from ..model.conformance import Case, CaseFile, PatchOp
 
-__all__ = ["CaseError", "LoadedCase", "apply_patch", "load_suite", "materialise", "suite_path"]
+__all__ = ["CaseError", "LoadedCase", "apply_patch", "load_suite", "materialise", "prepare", "select_cases", "suite_path"]
 
 
 class CaseError(RRAError):
@@ -68,6 +68,8 @@ def load_suite(suite: Path) -> list[LoadedCase]:
                                 "manifest_bytes_hex, no_manifest")
             if case.patch and case.base is None:
                 raise CaseError(f"{rel}: case {case.id!r} has a patch but no base")
+            if case.layout is not None and case.base is None and case.manifest is None:
+                raise CaseError(f"{rel}: case {case.id!r} packs an artifact (layout) and must give base or manifest")
             loaded.append(LoadedCase(case, rel))
     return loaded
 
@@ -106,6 +108,45 @@ def apply_patch(document: Any, ops: list[PatchOp]) -> Any:
             else:
                 parent[last] = copy.deepcopy(op.value)
     return doc
+
+
+def select_cases(cases: list[LoadedCase], *, ids: list[str] | None = None, tags: set[str] | None = None,
+                 exclude_tags: set[str] | None = None) -> list[LoadedCase]:
+    """The cases whose id matches one of ``ids`` (exact or a glob: ``oci-*``), that have any of
+    ``tags`` and none of ``exclude_tags`` (each filter applies only when given).
+
+    An id or pattern that matches no case is an error: a misspelt id would otherwise run nothing.
+    """
+    from fnmatch import fnmatchcase
+
+    selected = cases
+    if ids:
+        unmatched = [i for i in ids if not any(fnmatchcase(c.case.id, i) for c in cases)]
+        if unmatched:
+            raise CaseError(f"no case has the id {', '.join(map(repr, unmatched))}; 'rra conformance list' shows them")
+        selected = [c for c in selected if any(fnmatchcase(c.case.id, i) for i in ids)]
+    if tags:
+        selected = [c for c in selected if tags & set(c.case.tags)]
+    if exclude_tags:
+        selected = [c for c in selected if not exclude_tags & set(c.case.tags)]
+    return selected
+
+
+def prepare(suite: Path, loaded: LoadedCase, dest: Path) -> str:
+    """Materialise the case under the new directory ``dest``; return the target an
+    implementation is run on: the artifact directory, or ``oci-layout:DIR[:REF]`` for a
+    packaging case (the artifact is then written to ``dest/artifact`` and packed into
+    ``dest/layout``)."""
+    layout = loaded.case.layout
+    if layout is None:
+        return str(materialise(suite, loaded, dest))
+    from .layout import LayoutCaseError, build_layout
+
+    artifact = materialise(suite, loaded, dest / "artifact")
+    try:
+        return build_layout(artifact, loaded.case.manifest_name, layout, dest / "layout")
+    except LayoutCaseError as exc:
+        raise CaseError(f"{loaded.file}: case {loaded.case.id!r}: {exc}") from None
 
 
 def materialise(suite: Path, loaded: LoadedCase, dest: Path) -> Path:

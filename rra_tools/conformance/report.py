@@ -7,7 +7,15 @@ from collections.abc import Sequence
 
 from .runner import Outcome
 
-__all__ = ["render_table", "render_junit"]
+__all__ = ["OPTIONAL", "blocking_failures", "render_table", "render_junit"]
+
+#: The tag of interoperability cases: failing one is reported, but does not fail the run.
+OPTIONAL = "optional"
+
+
+def blocking_failures(outcomes: Sequence[Outcome]) -> list[Outcome]:
+    """The failed cases that make the run fail: every failure but those of 'optional' cases."""
+    return [o for o in outcomes if not o.passed and OPTIONAL not in o.tags]
 
 
 def render_table(outcomes: Sequence[Outcome], *, verbose: bool = False) -> str:
@@ -15,7 +23,7 @@ def render_table(outcomes: Sequence[Outcome], *, verbose: bool = False) -> str:
     lines: list[str] = []
     for o in outcomes:
         if verbose or not o.passed:
-            mark = "PASS" if o.passed else "FAIL"
+            mark = "PASS" if o.passed else "WARN" if OPTIONAL in o.tags else "FAIL"
             lines.append(f"{mark} {o.loaded.case.id} ({o.loaded.file}){': ' + o.message if o.message else ''}")
     if lines:
         lines.append("")
@@ -31,6 +39,9 @@ def render_table(outcomes: Sequence[Outcome], *, verbose: bool = False) -> str:
     passed = sum(o.passed for o in outcomes)
     share = 100.0 * passed / total if total else 0.0
     lines.append(f"{'all':<{width}}  {total:>5}  {passed:>6}  {total - passed:>6}  {share:>5.1f}%")
+    warned = total - passed - len(blocking_failures(outcomes))
+    if warned:
+        lines.append(f"{warned} optional case(s) failed: an interoperability recommendation, not a conformance failure")
     return "\n".join(lines) + "\n"
 
 

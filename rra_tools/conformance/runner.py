@@ -1,27 +1,39 @@
 """Run an implementation on every case and compare its verdict (and codes) with the expectation.
 
-Protocol for an implementation given as a command: it is run as ``CMD... ARTIFACT_DIR`` (or with
-``{path}`` in CMD replaced), must exit 0 when the artifact is valid, 1 when invalid and 2 when
-the input cannot be read (counted as invalid), and print JSON on standard output: either
-``{"verdict": "valid"|"invalid", "codes": [...]}`` or an RRA validation report
-(``rra validate --format json``). Any other exit status is a failure of the case.
+Protocol for an implementation given as a command (conformance/v1.0/README.md): it is run as
+``CMD... TARGET`` (or with ``{path}`` in CMD replaced by TARGET), where TARGET is the artifact
+directory, or ``oci-layout:DIR`` (``oci-layout:DIR:REF``) for a packed-artifact case. It must
+exit 0 when the artifact is valid, 1 when invalid and 2 when the input cannot be read (counted
+as invalid), and print JSON on standard output: either ``{"verdict": "valid"|"invalid",
+"codes": [...]}`` or an RRA validation report (``rra validate --format json``). Any other exit
+status is a failure of the case.
+
+Each command runs in a session of its own, so a timed-out implementation is killed with every
+process it started; each case is materialised under a directory that is the root of an empty
+git repository, so that no configuration file above the temporary directory reaches it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import signal
 import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cases import CaseError, LoadedCase, materialise
+from .cases import CaseError, LoadedCase, prepare
 
 __all__ = ["Implementation", "Outcome", "Reported", "command_impl", "in_process_impl", "run_suite"]
+
+#: How a case's artifact is named to an implementation: a directory, or ``oci-layout:...``.
+LAYOUT_SCHEME = "oci-layout:"
 
 
 @dataclass(frozen=True)
@@ -33,7 +45,8 @@ class Reported:
     error: str | None = None
 
 
-Implementation = Callable[[Path], Reported]
+#: Called with the target (a directory, or ``oci-layout:DIR[:REF]``); says what it found.
+Implementation = Callable[[str], Reported]
 
 
 @dataclass
@@ -48,21 +61,21 @@ class Outcome:
     tags: list[str] = field(default_factory=list)
 
 
-def in_process_impl(path: Path) -> Reported:
+def in_process_impl(target: str) -> Reported:
     """This package's validator, called as a library (no subprocess); reads the artifact's own
-    ``.rra.toml`` when a case supplies one (the 'config' feature)."""
-    from ..validate.api import validate_path
-    from ..validate.config import Config, load_config
+    ``.rra.toml`` when a case supplies one (the 'config' feature) and nothing above it."""
+    from ..validate.api import validate_target
+    from ..validate.config import Config, ConfigError, load_config
     from ..validate.diagnostics import Severity
 
-    from ..validate.config import ConfigError
-
-    config_file = path / ".rra.toml"
-    try:
-        config = load_config(config_file) if config_file.is_file() else Config()
-    except ConfigError as exc:
-        return Reported("error", frozenset(), str(exc))
-    result = validate_path(path, config=config)
+    config = Config()
+    if not target.startswith(LAYOUT_SCHEME):
+        config_file = Path(target) / ".rra.toml"
+        try:
+            config = load_config(config_file) if config_file.is_file() else Config()
+        except ConfigError as exc:
+            return Reported("error", frozenset(), str(exc))
+    result = validate_target(target, config=config)
     codes = frozenset(d.code for d in result.diagnostics if d.severity >= Severity.WARNING)
     return Reported("valid" if result.valid else "invalid", codes)
 
@@ -78,24 +91,44 @@ def _parse_output(stdout: str) -> tuple[str | None, frozenset[str]]:
     return None, frozenset()
 
 
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    """Kill the implementation's whole process group (it leads its own session)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is gone already
+
+
 def command_impl(command: str, timeout: float = 60.0) -> Implementation:
     """An implementation run as an external command, following the protocol above."""
     argv = shlex.split(command)
+    if not argv:
+        raise ValueError("the implementation command is empty")
 
-    def run(path: Path) -> Reported:
-        args = [a.replace("{path}", str(path)) for a in argv]
+    def run(target: str) -> Reported:
+        args = [a.replace("{path}", target) for a in argv]
         if not any("{path}" in a for a in argv):
-            args.append(str(path))
+            args.append(target)
         try:
-            proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False)
-        except subprocess.TimeoutExpired:
-            return Reported("error", frozenset(), f"timed out after {timeout:g} s")
+            # A session of its own: on timeout the whole group goes, children included, and
+            # the implementation cannot signal the runner's own group.
+            proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True, start_new_session=True)
         except OSError as exc:
             return Reported("error", frozenset(), f"cannot run {argv[0]!r}: {exc}")
-        if proc.returncode not in (0, 1, 2):
-            return Reported("error", frozenset(), f"exit status {proc.returncode}: {proc.stderr.strip()[-300:]}")
         try:
-            verdict, codes = _parse_output(proc.stdout)
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            proc.communicate()
+            return Reported("error", frozenset(), f"timed out after {timeout:g} s")
+        finally:
+            # A child left behind by an implementation that exited would live on unnoticed.
+            _kill_group(proc)
+        if proc.returncode not in (0, 1, 2):
+            return Reported("error", frozenset(), f"exit status {proc.returncode}: {stderr.strip()[-300:]}")
+        try:
+            verdict, codes = _parse_output(stdout)
         except ValueError:
             verdict, codes = None, frozenset()
         by_status = "valid" if proc.returncode == 0 else "invalid"
@@ -106,26 +139,55 @@ def command_impl(command: str, timeout: float = 60.0) -> Implementation:
     return run
 
 
+def _repository_root(path: Path) -> None:
+    """Make ``path`` the root of an empty git repository: configuration is looked up from the
+    artifact directory upwards only to the repository root (spec/01-overview.md#validator-configuration),
+    so a ``.rra.toml`` above the temporary directory cannot change a verdict."""
+    git = path / ".git"
+    (git / "objects").mkdir(parents=True)
+    (git / "refs" / "heads").mkdir(parents=True)
+    (git / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+
+
+def _run_one(suite: Path, root: Path, number: int, loaded: LoadedCase, impl: Implementation,
+             strict_codes: bool) -> Outcome:
+    case = loaded.case
+    dest = root / f"{number:04d}-{case.id}"
+    start = time.perf_counter()
+    try:
+        target = prepare(suite, loaded, dest)
+    except CaseError as exc:
+        outcome = Outcome(loaded, False, None, f"broken case: {exc}", tags=list(case.tags))
+    else:
+        outcome = _judge(loaded, impl(target), strict_codes)
+    outcome.seconds = time.perf_counter() - start
+    return outcome
+
+
 def run_suite(suite: Path, cases: Iterable[LoadedCase], impl: Implementation, *, strict_codes: bool = False,
-              progress: Callable[[Outcome], None] | None = None) -> list[Outcome]:
-    """Materialise each case in a fresh directory, run ``impl`` on it and judge the result."""
-    outcomes = []
+              progress: Callable[[Outcome], None] | None = None, jobs: int = 1) -> list[Outcome]:
+    """Materialise each case in a fresh directory, run ``impl`` on it and judge the result;
+    ``jobs`` cases at a time. Outcomes come back in the order of ``cases``."""
+    selected = list(cases)
     with tempfile.TemporaryDirectory(prefix="rra-conformance-") as tmp:
-        for number, loaded in enumerate(cases):
-            case = loaded.case
-            dest = Path(tmp) / f"{number:04d}-{case.id}"
-            start = time.perf_counter()
-            try:
-                materialise(suite, loaded, dest)
-            except CaseError as exc:
-                outcome = Outcome(loaded, False, None, f"broken case: {exc}", tags=list(case.tags))
-            else:
-                outcome = _judge(loaded, impl(dest), strict_codes)
-            outcome.seconds = time.perf_counter() - start
-            outcomes.append(outcome)
-            if progress is not None:
-                progress(outcome)
-    return outcomes
+        root = Path(tmp)
+        _repository_root(root)
+        if jobs <= 1:
+            outcomes = []
+            for number, loaded in enumerate(selected):
+                outcomes.append(_run_one(suite, root, number, loaded, impl, strict_codes))
+                if progress is not None:
+                    progress(outcomes[-1])
+            return outcomes
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(_run_one, suite, root, number, loaded, impl, strict_codes)
+                       for number, loaded in enumerate(selected)]
+            results = []
+            for future in futures:
+                results.append(future.result())
+                if progress is not None:
+                    progress(results[-1])
+            return results
 
 
 def _judge(loaded: LoadedCase, reported: Reported, strict_codes: bool) -> Outcome:

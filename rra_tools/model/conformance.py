@@ -9,7 +9,7 @@ from pydantic import Field, StringConstraints
 
 from ._base import RelPath, RRAModel
 
-__all__ = ["Case", "CaseFile", "Expectation", "PatchOp", "Verdict"]
+__all__ = ["AddedEntry", "Case", "CaseFile", "Expectation", "Layout", "LayoutEdit", "PatchOp", "Verdict"]
 
 CaseId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,127}$")]
 Tag = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,63}$")]
@@ -42,6 +42,59 @@ class PatchOp(RRAModel):
         description="RFC 6901 JSON pointer into the manifest."
     )
     value: Any = Field(default=None, description="New value for 'add' and 'replace'.")
+
+
+class AddedEntry(RRAModel):
+    """A tar entry written as is (any name, type or target) into a layer of a packed-artifact case."""
+
+    layer: Annotated[str, StringConstraints(pattern=r"^(manifest|code|environment|docs|records|data:[^:]+)$")] = Field(
+        description="The layer it goes into: a role, or 'data:<id>' for a data source's layer. The layer is "
+        "created (at the place of its role) when the artifact has none."
+    )
+    name: Annotated[str, StringConstraints(min_length=1)] = Field(
+        description="The entry's name, written verbatim: it may be absolute or hold '..'."
+    )
+    type: Literal["file", "dir", "symlink", "hardlink", "fifo", "char", "block"] = Field(
+        default="file", description="The entry's type."
+    )
+    text: str = Field(default="", description="Content of a 'file' entry, as UTF-8.")
+    target: str = Field(default="", description="Link target of a 'symlink' or 'hardlink' entry, verbatim.")
+    mode: Annotated[int, Field(ge=0, le=0o7777)] = Field(default=0o644, description="Mode bits in the header.")
+
+
+class LayoutEdit(RRAModel):
+    """A change made to the written image layout, after every digest was computed."""
+
+    op: Literal["remove", "append", "flip", "write"] = Field(
+        description="'remove' the file, 'append' text to it, 'flip' the lowest bit of its middle byte "
+        "(at offset size // 2), or 'write' text as its whole content."
+    )
+    target: Annotated[str, StringConstraints(pattern=r"^(oci-layout|index\.json|manifest|config|layer:[0-9]+)$")] = Field(
+        description="'oci-layout', 'index.json', or the blob of the image 'manifest', its 'config' or "
+        "'layer:N' (0-based, in the image manifest's order)."
+    )
+    text: str = Field(default="", description="Text (UTF-8) for 'append' and 'write'.")
+
+
+class Layout(RRAModel):
+    """A packed-artifact case: the case's artifact packed into an OCI image layout, then altered."""
+
+    compression: Literal["none", "gzip", "zstd"] = Field(default="gzip", description="How every layer is stored.")
+    ref_name: str = Field(default="v1", description="The ref name of the image manifest in index.json.")
+    select: str | None = Field(
+        default=None, description="Ask for this ref name: the target is 'oci-layout:DIR:SELECT' instead of 'oci-layout:DIR'."
+    )
+    extra_entries: list[AddedEntry] = Field(
+        default_factory=list, description="Tar entries appended, in order, after the files of their layer."
+    )
+    config_patch: list[PatchOp] = Field(default_factory=list, description="JSON Patch applied to the config.")
+    manifest_patch: list[PatchOp] = Field(
+        default_factory=list, description="JSON Patch applied to the image manifest (after its config descriptor is set)."
+    )
+    index_patch: list[PatchOp] = Field(
+        default_factory=list, description="JSON Patch applied to index.json (after the manifest's descriptor is set)."
+    )
+    tamper: list[LayoutEdit] = Field(default_factory=list, description="Changes to the written files, in order.")
 
 
 class Case(RRAModel):
@@ -78,6 +131,10 @@ class Case(RRAModel):
         default_factory=dict, description="Symbolic links created in the artifact: path -> target."
     )
     no_manifest: bool = Field(default=False, description="Write no manifest file at all.")
+    layout: Layout | None = Field(
+        default=None, description="Pack the artifact into an OCI image layout and run the implementation on "
+        "'oci-layout:DIR' (packaging cases; see the suite README)."
+    )
     expect: Expectation
 
 

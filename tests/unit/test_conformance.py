@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from rra_tools.cli.main import cli
 from rra_tools.conformance import in_process_impl, load_suite, materialise, run_suite, suite_path
 from rra_tools.conformance.cases import CaseError
+from rra_tools.conformance.coverage import CLASS_TAGS, NOT_EXPRESSIBLE, covered_codes, uncovered_block, uncovered_codes
 from rra_tools.conformance.report import render_junit
 from rra_tools.validate.catalog import RULES
 
@@ -42,22 +43,25 @@ def test_our_validator_passes_case_with_strict_codes(loaded, tmp_path: Path) -> 
     assert outcome.passed, outcome.message
 
 
-#: Rules no case can express, and why. Each is still tested elsewhere (named in the reason).
-NOT_EXPRESSIBLE = {
-    "RRA008": "fires only when the caller passes a time budget (tests/unit/test_rules.py)",
-    "RRA102": "no field is newer than 1.0 yet (mechanism: tests/unit/test_rules.py)",
-    "RRA115": "every keyword of the 1.0 schema maps to RRA110-RRA114 (tests/unit/test_rule_docs.py, xfail)",
-    # A case is an artifact directory run as 'CMD ARTIFACT_DIR'; these judge a packed OCI layout.
-    **{code: "packaging: the input is an OCI image layout, not an artifact directory "
-             "(tests/unit/test_oci_validate.py fires each)" for code in RULES if code.startswith("RRA8")},
-}
-
-
 def test_every_rule_has_an_invalid_case() -> None:
-    covered = {code for c in CASES for code in c.case.expect.codes}
+    covered = covered_codes(CASES)
     missing = sorted(set(RULES) - covered - set(NOT_EXPRESSIBLE))
     assert not missing, f"rules without a conformance case: {missing}"
     assert not covered & set(NOT_EXPRESSIBLE), "a case covers an exempted rule: drop the exemption"
+    assert uncovered_codes(RULES, CASES) == sorted(NOT_EXPRESSIBLE)
+    assert [c for c in RULES if c.startswith("RRA8")] and not set(uncovered_codes(RULES, CASES)) & \
+        {c for c in RULES if c.startswith("RRA8")}
+
+
+def test_readme_lists_the_codes_without_a_case() -> None:
+    readme = (SUITE / "README.md").read_text(encoding="utf-8")
+    assert uncovered_block(RULES, CASES) in readme, "run 'python -m rra_tools._generate'"
+
+
+def test_every_case_has_exactly_one_class_tag() -> None:
+    wrong = {c.case.id: sorted(CLASS_TAGS & set(c.case.tags)) for c in CASES
+             if len(CLASS_TAGS & set(c.case.tags)) != 1}
+    assert not wrong, f"cases need exactly one of {sorted(CLASS_TAGS)}: {wrong}"
 
 
 def test_every_manifest_section_has_a_valid_case() -> None:
