@@ -129,3 +129,22 @@ def test_broken_case_files_are_reported(tmp_path: Path) -> None:
         load_suite(tmp_path)
     result = CliRunner().invoke(cli, ["conformance", "run", "--suite", str(tmp_path)])
     assert result.exit_code == 2 and "error: cases/x.yaml" in result.output
+
+
+def _anchors(markdown: str) -> set[str]:
+    """GitHub's anchors of the headings: lower case, punctuation dropped, spaces to dashes."""
+    import re
+
+    return {re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+            for line in markdown.splitlines() if line.startswith("#")}
+
+
+def test_every_section_a_case_names_exists() -> None:
+    missing = set()
+    for loaded in CASES:
+        for section in loaded.case.sections:
+            page, _, anchor = section.partition("#")
+            path = ROOT / page
+            if not path.is_file() or (anchor and anchor not in _anchors(path.read_text(encoding="utf-8"))):
+                missing.add((loaded.case.id, section))
+    assert not missing, sorted(missing)

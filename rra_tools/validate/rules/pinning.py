@@ -11,8 +11,9 @@ from . import check
 
 __all__ = ["commit_findings", "image_findings"]
 
-_COMMIT = re.compile(r"^[0-9a-f]{40}$")
-_DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
+# \Z, not $: Python's $ also matches before a final line break, so "<40 hex>\n" would pass.
+_COMMIT = re.compile(r"^[0-9a-f]{40}\Z")
+_DIGEST = re.compile(r"@sha256:[0-9a-f]{64}\Z")
 
 
 def commit_findings(ctx: Context) -> list[Finding]:
