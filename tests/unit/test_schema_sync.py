@@ -28,7 +28,7 @@ def _generate(copy: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_generate_check_mode_reports_drift(tmp_path: Path) -> None:
     copy = tmp_path / "checkout"
-    for part in ("rra_tools", "schemas", "docs", "spec"):
+    for part in ("rra_tools", "schemas", "docs", "spec", "conformance"):
         shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
     assert _generate(copy, "--check").returncode == 0
     # Drift of each kind: a schema, a rule page, a generated block inside a hand-written page.
@@ -42,10 +42,13 @@ def test_generate_check_mode_reports_drift(tmp_path: Path) -> None:
     spec = copy / "spec" / "02-manifest.md"
     spec.write_text(spec.read_text(encoding="utf-8").replace("| no, `cpython` |", "| no, `pypy` |", 1),
                     encoding="utf-8")
+    readme = copy / "conformance" / "v1.0" / "README.md"
+    readme.write_text(readme.read_text(encoding="utf-8").replace("- `RRA008`:", "- `RRA009`:", 1), encoding="utf-8")
     proc = _generate(copy, "--check")
     assert proc.returncode == 1
     assert proc.stdout.splitlines() == ["stale: schemas/rra-manifest-1.0.schema.json", "stale: docs/rules/RRA401.md",
                                         "stale: docs/environment.md", "stale: spec/02-manifest.md",
+                                        "stale: conformance/v1.0/README.md",
                                         "run 'python -m rra_tools._generate' to regenerate"], proc.stdout
     # Without --check the generator repairs the copy, and leaves the real checkout alone.
     assert _generate(copy).returncode == 0
