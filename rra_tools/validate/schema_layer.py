@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import threading
 from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any
@@ -35,21 +36,29 @@ _UNUSED_FORMAT_MODULES = ("rfc3987_syntax", "rfc3987", "rfc3986_validator", "rfc
                           "uri_template", "isoduration", "fqdn", "idna", "jsonpointer")
 
 
+#: Held while jsonschema is first imported: another thread would otherwise find the module in
+#: sys.modules half initialised ("partially initialized module 'jsonschema'"), and the blocked
+#: names would be restored under it. Validating from several threads at once is a library use
+#: (a registry, ``rra conformance run -j``).
+_IMPORT_LOCK = threading.Lock()
+
+
 def _import_jsonschema_lean() -> Any:
     """Import jsonschema without the format-checking modules the validator does not use."""
     import sys
 
-    if "jsonschema" in sys.modules:
-        return sys.modules["jsonschema"]
-    blocked = [m for m in _UNUSED_FORMAT_MODULES if m not in sys.modules]
-    for name in blocked:
-        sys.modules[name] = None  # type: ignore[assignment]  # makes "import name" raise ImportError
-    try:
-        import jsonschema
-    finally:
+    with _IMPORT_LOCK:
+        if "jsonschema" in sys.modules:
+            return sys.modules["jsonschema"]
+        blocked = [m for m in _UNUSED_FORMAT_MODULES if m not in sys.modules]
         for name in blocked:
-            del sys.modules[name]
-    return jsonschema
+            sys.modules[name] = None  # type: ignore[assignment]  # makes "import name" raise ImportError
+        try:
+            import jsonschema
+        finally:
+            for name in blocked:
+                del sys.modules[name]
+        return jsonschema
 
 
 def _inline_refs(node: Any, defs: Mapping[str, Any]) -> Any:

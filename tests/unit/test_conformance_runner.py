@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import sys
 import tempfile
 import time
@@ -163,3 +164,26 @@ def test_packaging_cases_through_an_external_wrapper(tmp_path: Path) -> None:
     targets = seen.read_text().split()
     assert targets[0].startswith("oci-layout:/") and targets[0].endswith("/layout")
     assert targets[1].endswith("/layout:1.0.2")
+
+
+def test_a_fresh_interpreter_validates_from_several_threads_at_once(tmp_path: Path) -> None:
+    # 'rra conformance run -j' (and any threaded host) validates in threads from the start: the
+    # first, lazy import of jsonschema must not hand one thread a half-initialised module.
+    script = tmp_path / "threads.py"
+    script.write_text(
+        "import sys, threading\n"
+        "from rra_tools.validate.api import validate_path\n"
+        "barrier, errors = threading.Barrier(8), []\n"
+        "def go():\n"
+        "    barrier.wait()\n"
+        "    try:\n"
+        "        assert validate_path(sys.argv[1]).valid\n"
+        "    except Exception as exc:\n"
+        "        errors.append(repr(exc))\n"
+        "threads = [threading.Thread(target=go) for _ in range(8)]\n"
+        "[t.start() for t in threads]\n"
+        "[t.join() for t in threads]\n"
+        "print(errors)\n")
+    proc = subprocess.run([sys.executable, str(script), str(SUITE / "bases" / "minimal")], capture_output=True,
+                          text=True, check=False)
+    assert (proc.returncode, proc.stdout) == (0, "[]\n"), proc.stderr
