@@ -140,12 +140,12 @@ def prepare(suite: Path, loaded: LoadedCase, dest: Path) -> str:
     layout = loaded.case.layout
     if layout is None:
         return str(materialise(suite, loaded, dest))
-    from .layout import LayoutCaseError, build_layout
+    from .layout import build_layout
 
     artifact = materialise(suite, loaded, dest / "artifact")
     try:
         return build_layout(artifact, loaded.case.manifest_name, layout, dest / "layout")
-    except LayoutCaseError as exc:
+    except CaseError as exc:
         raise CaseError(f"{loaded.file}: case {loaded.case.id!r}: {exc}") from None
 
 

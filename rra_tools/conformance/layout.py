@@ -45,15 +45,12 @@ from ..oci.mediatypes import (
 )
 from ..oci.pack import PlannedLayer, collect_layers
 from ..oci.tarball import BLOCK, write_tar
+from .cases import CaseError, apply_patch
 
-__all__ = ["LayoutCaseError", "build_layout"]
+__all__ = ["build_layout"]
 
 _TYPES = {"file": tarfile.REGTYPE, "dir": tarfile.DIRTYPE, "symlink": tarfile.SYMTYPE, "hardlink": tarfile.LNKTYPE,
           "fifo": tarfile.FIFOTYPE, "char": tarfile.CHRTYPE, "block": tarfile.BLKTYPE}
-
-
-class LayoutCaseError(Exception):
-    """The case's layout cannot be built (its patch does not apply, a target is missing)."""
 
 
 def _tar(layer: PlannedLayer, extra: list[AddedEntry]) -> bytes:
@@ -121,12 +118,10 @@ def _annotations(document: Any) -> dict[str, str]:
 
 
 def _patched(document: Any, ops: list[Any], what: str) -> Any:
-    from .cases import CaseError, apply_patch
-
     try:
         return apply_patch(document, ops)
     except (CaseError, KeyError, IndexError, ValueError, TypeError) as exc:
-        raise LayoutCaseError(f"{what} patch does not apply: {exc!r}") from None
+        raise CaseError(f"{what} patch does not apply: {exc!r}") from None
 
 
 def _sha(data: bytes) -> str:
@@ -181,7 +176,7 @@ def _tamper(layout: Path, edit: LayoutEdit, blobs: Mapping[str, str]) -> None:
     elif edit.target in blobs:
         path = layout / "blobs" / "sha256" / blobs[edit.target][len("sha256:"):]
     else:
-        raise LayoutCaseError(f"tamper target {edit.target!r} does not exist (the layout has {len(blobs) - 2} layers)")
+        raise CaseError(f"tamper target {edit.target!r} does not exist (the layout has {len(blobs) - 2} layers)")
     if edit.op == "remove":
         path.unlink()
     elif edit.op == "write":

@@ -187,3 +187,21 @@ def test_a_fresh_interpreter_validates_from_several_threads_at_once(tmp_path: Pa
     proc = subprocess.run([sys.executable, str(script), str(SUITE / "bases" / "minimal")], capture_output=True,
                           text=True, check=False)
     assert (proc.returncode, proc.stdout) == (0, "[]\n"), proc.stderr
+
+
+def test_a_layout_case_that_cannot_be_built_is_a_broken_case(tmp_path: Path) -> None:
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "bases").symlink_to(SUITE / "bases")
+    (tmp_path / "cases" / "x.yaml").write_text(
+        "description: d\ncases:\n"
+        "  - {id: no-such-layer, description: d, sections: [spec/05-packaging.md], tags: [packaging],\n"
+        "     base: minimal, layout: {tamper: [{op: flip, target: 'layer:9'}]}, expect: {verdict: invalid}}\n"
+        "  - {id: bad-patch, description: d, sections: [spec/05-packaging.md], tags: [packaging],\n"
+        "     base: minimal, layout: {config_patch: [{op: remove, path: /nothing}]}, expect: {verdict: invalid}}\n")
+    result = CliRunner().invoke(cli, ["conformance", "run", "--suite", str(tmp_path)])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert lines[0] == ("FAIL no-such-layer (cases/x.yaml): broken case: cases/x.yaml: case 'no-such-layer': "
+                        "tamper target 'layer:9' does not exist (the layout has 2 layers)")
+    assert lines[1].startswith("FAIL bad-patch (cases/x.yaml): broken case: cases/x.yaml: case 'bad-patch': "
+                               "config patch does not apply: ")
