@@ -60,7 +60,7 @@ MODULES: dict[str, list[str]] = {
         "-k", "rules or claim or observations or seed or stability",
     ],
     "rra_tools/oci/unpack.py": ["tests/unit/test_oci_unpack.py", "tests/unit/test_oci_validate.py"],
-    "rra_tools/run/outcome.py": ["tests/unit/test_run_outcome.py", "tests/unit/test_run_record.py",
+    "rra_tools/run/outcome.py": ["tests/acceptance/test_run_outputs.py", "tests/unit/test_run_record.py",
                                  "tests/acceptance/test_run_local.py"],
 }
 
@@ -250,13 +250,15 @@ def _sample(mutants: list[Mutant], limit: int, seed: int) -> list[Mutant]:
     return [mutants[i] for i in chosen]
 
 
-def run_module(module: str, limit: int, seed: int, timeout: float | None, log: bool = True) -> dict[str, object]:
-    """Run the (sampled) mutants of ``module``; return its result as a JSON-able mapping."""
+def run_module(module: str, limit: int, seed: int, timeout: float | None, log: bool = True,
+               only: list[int] | None = None) -> dict[str, object]:
+    """Run the (sampled, or ``only`` the numbered) mutants of ``module``; return its result as a
+    JSON-able mapping."""
     # Test files another change has not brought yet are left out; '-k' also matches file names.
     tests = [t for t in MODULES[module] if not t.startswith("tests/") or (ROOT / t).exists()]
     everything = mutants_of(module)
     equivalent = EQUIVALENT.get(module, {})
-    selected = _sample(everything, limit, seed)
+    selected = [m for m in everything if m.index in only] if only else _sample(everything, limit, seed)
     results: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory(prefix="rra-mutation-") as tmp:
         copy_root = Path(tmp)
@@ -296,6 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the sample")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds per mutant (default: 3 x the unmutated run + 10, at least 30)")
+    parser.add_argument("--mutant", type=int, action="append", default=None, metavar="N",
+                        help="run only mutant number N (as --list numbers them; repeatable)")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument("--json", type=Path, default=None, help="write the results to this file")
     parser.add_argument("--fail-under", type=float, default=None, help="exit 1 when a module scores below this")
@@ -310,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
                 mark = "  (equivalent)" if m.key in EQUIVALENT.get(module, {}) else ""
                 print(f"{module}:{m.line}  #{m.index}  {m.key}{mark}")
         return 0
-    summary = [run_module(module, args.max, args.seed, args.timeout) for module in modules]
+    summary = [run_module(module, args.max, args.seed, args.timeout, only=args.mutant) for module in modules]
     print(f"\n{'module':<42} {'mutants':>7} {'run':>4} {'killed':>6} {'survived':>8} {'equiv':>5} {'score':>6}")
     for s in summary:
         print(f"{s['module']:<42} {s['mutants']:>7} {s['run']:>4} {s['killed']:>6} {s['survived']:>8} "

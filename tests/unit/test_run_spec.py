@@ -127,7 +127,7 @@ def test_generate_check_fails_when_the_run_view_drifts(tmp_path: Path) -> None:
     from .test_schema_sync import _generate
 
     copy = tmp_path / "checkout"
-    for part in ("rra_tools", "schemas", "docs", "spec"):
+    for part in ("rra_tools", "schemas", "docs", "spec", "conformance"):
         shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
     # A model's default changes: the run path's view no longer matches until regenerated.
     launchers = copy / "rra_tools" / "model" / "launchers.py"
