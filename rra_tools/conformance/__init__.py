@@ -1,7 +1,7 @@
 """The conformance suite: load language-neutral cases, run any implementation on them, report."""
 
-from .cases import LoadedCase, load_suite, materialise, prepare, select_cases, suite_path
-from .runner import Outcome, Reported, command_impl, in_process_impl, run_suite
+from .cases import LoadedCase, load_suite, materialise, select_cases, suite_path
+from .runner import Outcome, Reported, command_impl, in_process_impl, prepare, run_suite
 
 __all__ = [
     "LoadedCase",

@@ -16,7 +16,7 @@ from ..io.errors import LoadError
 from ..io.manifest import load_manifest_bytes
 from ..model.conformance import Case, CaseFile, PatchOp
 
-__all__ = ["CaseError", "LoadedCase", "apply_patch", "load_suite", "materialise", "prepare", "select_cases", "suite_path"]
+__all__ = ["CaseError", "LoadedCase", "apply_patch", "load_suite", "materialise", "select_cases", "suite_path"]
 
 
 class CaseError(RRAError):
@@ -130,23 +130,6 @@ def select_cases(cases: list[LoadedCase], *, ids: list[str] | None = None, tags:
     if exclude_tags:
         selected = [c for c in selected if not exclude_tags & set(c.case.tags)]
     return selected
-
-
-def prepare(suite: Path, loaded: LoadedCase, dest: Path) -> str:
-    """Materialise the case under the new directory ``dest``; return the target an
-    implementation is run on: the artifact directory, or ``oci-layout:DIR[:REF]`` for a
-    packaging case (the artifact is then written to ``dest/artifact`` and packed into
-    ``dest/layout``)."""
-    layout = loaded.case.layout
-    if layout is None:
-        return str(materialise(suite, loaded, dest))
-    from .layout import build_layout
-
-    artifact = materialise(suite, loaded, dest / "artifact")
-    try:
-        return build_layout(artifact, loaded.case.manifest_name, layout, dest / "layout")
-    except CaseError as exc:
-        raise CaseError(f"{loaded.file}: case {loaded.case.id!r}: {exc}") from None
 
 
 def materialise(suite: Path, loaded: LoadedCase, dest: Path) -> Path:

@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cases import CaseError, LoadedCase, prepare
+from .cases import CaseError, LoadedCase, materialise
+from .layout import build_layout
 
-__all__ = ["Implementation", "Outcome", "Reported", "command_impl", "in_process_impl", "run_suite"]
+__all__ = ["Implementation", "Outcome", "Reported", "command_impl", "in_process_impl", "prepare", "run_suite"]
 
 #: How a case's artifact is named to an implementation: a directory, or ``oci-layout:...``.
 LAYOUT_SCHEME = "oci-layout:"
@@ -64,7 +65,7 @@ class Outcome:
 def in_process_impl(target: str) -> Reported:
     """This package's validator, called as a library (no subprocess); reads the artifact's own
     ``.rra.toml`` when a case supplies one (the 'config' feature) and nothing above it."""
-    from ..validate.api import validate_target
+    from ..oci.targets import validate_target
     from ..validate.config import Config, ConfigError, load_config
     from ..validate.diagnostics import Severity
 
@@ -137,6 +138,21 @@ def command_impl(command: str, timeout: float = 60.0) -> Implementation:
         return Reported(by_status, codes)
 
     return run
+
+
+def prepare(suite: Path, loaded: LoadedCase, dest: Path) -> str:
+    """Materialise the case under the new directory ``dest``; return the target an
+    implementation is run on: the artifact directory, or ``oci-layout:DIR[:REF]`` for a
+    packaging case (the artifact is then written to ``dest/artifact`` and packed into
+    ``dest/layout``)."""
+    layout = loaded.case.layout
+    if layout is None:
+        return str(materialise(suite, loaded, dest))
+    artifact = materialise(suite, loaded, dest / "artifact")
+    try:
+        return build_layout(artifact, loaded.case.manifest_name, layout, dest / "layout")
+    except CaseError as exc:
+        raise CaseError(f"{loaded.file}: case {loaded.case.id!r}: {exc}") from None
 
 
 def _repository_root(path: Path) -> None:
