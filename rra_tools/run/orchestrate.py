@@ -23,7 +23,6 @@ import dataclasses
 import signal
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import RunError
@@ -36,50 +35,74 @@ __all__ = ["Executor", "PlanHooks", "PlanOutcome", "Refused", "Skipped", "run_pl
 Executor = Callable[[RunPlan, RunOptions], RunResult]
 
 
-@dataclass(frozen=True)
+# Plain classes, not dataclasses: generating a dataclass costs a fraction of a millisecond at
+# import, and this module is imported by every ``rra run``.
+
+
 class Skipped:
     """A plan that was not started, and why (a sentence)."""
 
-    plan: RunPlan
-    reason: str
-    #: True when the plan stopped before this one started (a signal, the stop event, an
-    #: interrupted run); False when a dependency did not complete.
-    interrupted: bool = False
+    __slots__ = ("interrupted", "plan", "reason")
+
+    def __init__(self, plan: RunPlan, reason: str, interrupted: bool = False) -> None:
+        self.plan = plan
+        self.reason = reason
+        #: True when the plan stopped before this one started (a signal, the stop event, an
+        #: interrupted run); False when a dependency did not complete.
+        self.interrupted = interrupted
+
+    def __repr__(self) -> str:
+        return f"Skipped({self.plan.launcher.id!r}, {self.reason!r}, interrupted={self.interrupted})"
 
 
-@dataclass(frozen=True)
 class Refused:
     """A plan whose run could not be set up: nothing was recorded."""
 
-    plan: RunPlan
-    error: RunError
+    __slots__ = ("error", "plan")
+
+    def __init__(self, plan: RunPlan, error: RunError) -> None:
+        self.plan = plan
+        self.error = error
+
+    def __repr__(self) -> str:
+        return f"Refused({self.plan.launcher.id!r}, {self.error!r})"
 
 
-@dataclass
 class PlanHooks:
-    """Callbacks for each step of :func:`run_plans`; each one is optional."""
+    """Callbacks for each step of :func:`run_plans`; each one is optional.
 
-    #: Before a plan starts: (plan, its 1-based position, the number of plans).
-    on_start: Callable[[RunPlan, int, int], None] | None = None
-    #: After a run ended, whatever way; its record is written.
-    on_finish: Callable[[RunResult], None] | None = None
-    #: A plan was skipped (dependency not completed, or the whole plan interrupted).
-    on_skip: Callable[[Skipped], None] | None = None
-    #: A run could not be set up (the executor raised a RunError).
-    on_refused: Callable[[Refused], None] | None = None
+    - ``on_start(plan, position, total)``: before a plan starts (1-based position);
+    - ``on_finish(result)``: after a run ended, whatever way; its record is written;
+    - ``on_skip(skipped)``: a plan was skipped (dependency not completed, or interrupted);
+    - ``on_refused(refused)``: a run could not be set up (the executor raised a RunError).
+    """
+
+    __slots__ = ("on_finish", "on_refused", "on_skip", "on_start")
+
+    def __init__(self, on_start: Callable[[RunPlan, int, int], None] | None = None,
+                 on_finish: Callable[[RunResult], None] | None = None,
+                 on_skip: Callable[[Skipped], None] | None = None,
+                 on_refused: Callable[[Refused], None] | None = None) -> None:
+        self.on_start = on_start
+        self.on_finish = on_finish
+        self.on_skip = on_skip
+        self.on_refused = on_refused
 
 
-@dataclass
 class PlanOutcome:
-    """What happened to every plan, in order of execution."""
+    """What happened to every plan, in order of execution: ``results`` (each run's RunResult),
+    ``skipped``, ``refused``, ``signal`` (the signal that interrupted the plan, SIGINT or
+    SIGTERM, or None) and ``interrupted`` (the plan stopped early: a signal, the caller's stop
+    event, or an interrupted run)."""
 
-    results: list[RunResult] = field(default_factory=list)
-    skipped: list[Skipped] = field(default_factory=list)
-    refused: list[Refused] = field(default_factory=list)
-    #: The signal that interrupted the plan (SIGINT, SIGTERM), or None.
-    signal: int | None = None
-    #: Whether the plan stopped early (a signal, the caller's stop event, or an interrupted run).
-    interrupted: bool = False
+    __slots__ = ("interrupted", "refused", "results", "signal", "skipped")
+
+    def __init__(self) -> None:
+        self.results: list[RunResult] = []
+        self.skipped: list[Skipped] = []
+        self.refused: list[Refused] = []
+        self.signal: int | None = None
+        self.interrupted = False
 
     @property
     def ok(self) -> bool:

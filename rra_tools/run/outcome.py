@@ -13,7 +13,6 @@ import os
 import posixpath
 import signal
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -40,15 +39,18 @@ MAX_STRAY_LISTED = 100
 STALE_SLACK_S = 2.0
 
 
-@dataclass(frozen=True)
 class RunSnapshot:
-    """The artifact tree as it was before the process started (:func:`snapshot_before`)."""
+    """The artifact tree as it was before the process started (:func:`snapshot_before`):
+    ``tree``, the metadata outside the places the run may write (what the stray-write check
+    compares), and ``outputs``, each declared output's state by its resolved relative path
+    (None: absent; an output counts as written by the run when its state changed). A plain
+    class: a dataclass would cost every ``rra run`` its generation at import."""
 
-    #: Metadata outside the places the run may write: what the stray-write check compares.
-    tree: Snapshot
-    #: Each declared output's state by its resolved relative path (None: absent): an output
-    #: counts as written by the run when its state changed.
-    outputs: dict[str, OutputState | None]
+    __slots__ = ("outputs", "tree")
+
+    def __init__(self, tree: Snapshot, outputs: dict[str, OutputState | None]) -> None:
+        self.tree = tree
+        self.outputs = outputs
 
 
 def signal_name(number: int) -> str:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -78,17 +77,29 @@ class Pending:
         os.close(self.fd)
 
 
-@dataclass(frozen=True)
 class Unfinished:
-    """A run directory without a record, as :func:`finish_orphaned_runs` found it."""
+    """A run directory without a record, as :func:`finish_orphaned_runs` found it.
 
-    #: The run directory, relative to the artifact root.
-    directory: str
-    #: 'finished' (its record was written now), 'running' (its rra run or launcher still
-    #: lives), or 'unknown' (no pending record: nothing to finish it from).
-    state: str
-    #: The record written now (relative to the root), when state is 'finished'.
-    record: str | None = None
+    ``directory``: the run directory, relative to the artifact root; ``state``: 'finished'
+    (its record was written now), 'running' (its rra run or launcher still lives) or
+    'unknown' (no pending record: nothing to finish it from); ``record``: the record written
+    now (relative to the root), when state is 'finished'.
+    """
+
+    __slots__ = ("directory", "record", "state")
+
+    def __init__(self, directory: str, state: str, record: str | None = None) -> None:
+        self.directory, self.state, self.record = directory, state, record
+
+    def __repr__(self) -> str:
+        return f"Unfinished({self.directory!r}, {self.state!r}, {self.record!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Unfinished)
+                and (self.directory, self.state, self.record) == (other.directory, other.state, other.record))
+
+    def __hash__(self) -> int:
+        return hash((self.directory, self.state, self.record))
 
 
 def _rel(artifact: Artifact, path: Path) -> str:
