@@ -67,6 +67,18 @@ MODULES: dict[str, list[str]] = {
 #: Mutants that cannot change behaviour, by module and "function: before -> after", with the
 #: reason. They are generated and listed, but not run and not scored.
 EQUIVALENT: dict[str, dict[str, str]] = {
+    "rra_tools/intervals.py": {
+        # The bisection's start, growth and stop only change how fast it converges: the quantile
+        # is the same to the 1e-13 it stops at, far inside the 1e-10 the spec promises.
+        "t_quantile: 1.0 -> 2.0": "the first upper bracket (1 or 2) is doubled until it holds the quantile",
+        "t_quantile: 2.0 -> 3.0": "the bracket grows by 2 or 3 until it holds the quantile",
+        "t_quantile: high - low < 1e-13 * max(1.0, high) -> high - low <= 1e-13 * max(1.0, high)":
+            "the stop at a width of exactly 1e-13 or just below it: the same quantile to 1e-13",
+        # Lentz's guard against division by zero: a term of magnitude exactly 1e-300 is replaced
+        # by 1e-300 or kept; it differs only in sign, only when it is exactly +-1e-300.
+        **{f"_betacf: {term} > tiny -> {term} >= tiny{n}": "the guard's boundary, exactly 1e-300"
+           for term in ("abs(d)", "abs(1.0 + aa / c)") for n in ("", " (#2)", " (#3)")},
+    },
     "rra_tools/validate/rules/levels.py": {
         "run_records: break -> continue":
             "past the cap every later file is skipped either way; break only stops listing sooner",

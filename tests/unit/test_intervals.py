@@ -42,3 +42,34 @@ def test_aggregations() -> None:
         aggregate([1, 2], "single")
     with pytest.raises(ValueError, match="at least 2 observations"):
         acceptance_interval([1.0], 1)
+
+
+@pytest.mark.parametrize("a, b", [(0.5, 0.5), (2.0, 0.5), (0.5, 3.0), (15.0, 0.5), (3.0, 7.0)])
+@pytest.mark.parametrize("x", [0.0, 1e-9, 0.1, 0.5, 0.62, 0.9, 0.999999, 1.0])
+def test_incomplete_beta_matches_scipy_on_both_branches_and_the_ends(a: float, b: float, x: float) -> None:
+    # The t quantile rests on the regularised incomplete beta function; both of its continued-
+    # fraction branches (x below and above (a+1)/(a+b+2)) and the ends 0 and 1 are exact here.
+    from scipy import special
+
+    from rra_tools.intervals import _incomplete_beta
+
+    assert _incomplete_beta(a, b, x) == pytest.approx(special.betainc(a, b, x), rel=1e-10, abs=1e-300)
+
+
+def test_stable_when_the_spread_equals_the_floor() -> None:
+    # Two observations 0.1 apart: s = 0.1/sqrt(2), spread = t(0.975, 1) * s * sqrt(1.5).
+    spread = t_quantile(0.975, 1) * (0.1 / math.sqrt(2)) * math.sqrt(1.5)
+    interval = acceptance_interval([0.0, 0.1], 2)
+    assert interval.spread == pytest.approx(spread) and not interval.stable
+    assert acceptance_interval([5.0, 5.0], 0).stable  # zero spread, floor 0.5
+    from rra_tools.intervals import Interval
+
+    assert Interval(0.0, 0.5, 0.5, 0.5, 3).stable and not Interval(0.0, 0.5, 0.5000001, 0.5, 3).stable
+
+
+def test_aggregate_of_nothing_and_unknown_ways() -> None:
+    with pytest.raises(ValueError, match="nothing to aggregate"):
+        aggregate([], "mean")
+    with pytest.raises(ValueError, match="unknown aggregation 'mode'"):
+        aggregate([1.0], "mode")
+    assert aggregate([3.0, 1.0, 2.0], "median") == 2.0 and aggregate([7.0], "single") == 7.0
