@@ -35,7 +35,8 @@ def lock(artifact: str, from_env: bool, fmt: str, output: str | None, python_ver
     """Write the artifact's PEP 751 lock with uv and record its sha256 in the manifest."""
     from pathlib import Path
 
-    from ..env.artifact import load_artifact, update_lock_block
+    from ..env.artifact import update_lock_block
+    from ..io.artifact import load_artifact
     from ..env.locks import read_lock
     from ..env.resolve import lock_from_env, lock_from_requirements
     from ..io.digest import sha256_file
@@ -74,7 +75,7 @@ def env_check(artifact: str, python: str | None, fmt: str, no_gpu: bool) -> None
     """Compare interpreter, installed packages and GPUs with the manifest and lock; exit 1 on errors."""
     from pathlib import Path
 
-    from ..env.artifact import load_artifact
+    from ..io.artifact import load_artifact
     from ..env.check import check_environment
     from ..env.live import gpu_inventory, inspect_python
     from ..validate.diagnostics import Severity
@@ -119,8 +120,9 @@ def env_create(artifact: str, python: str | None, cache_dir: str | None) -> None
     """Build a virtual environment from the lock (hash-checked), or reuse the cached one; print its path."""
     from pathlib import Path
 
-    from ..env.artifact import load_artifact
+    from ..env.artifact import manifest_model
     from ..env.create import CreateError, create_env
+    from ..io.artifact import load_artifact
 
     loaded = load_artifact(Path(artifact))
     ref = loaded.manifest.environment.lock
@@ -129,7 +131,7 @@ def env_create(artifact: str, python: str | None, cache_dir: str | None) -> None
         raise CreateError(f"{loaded.manifest_path.name} names no lock (environment.lock); run 'rra lock' first")
     if python is None:
         # The running interpreter when it is the declared one; else let uv find the declared version.
-        wanted = loaded.manifest.environment.interpreter.version.split(".")
+        wanted = manifest_model(loaded).environment.interpreter.version.split(".")
         running = [str(v) for v in sys.version_info[: len(wanted)]]
         chosen = sys.executable if running == wanted else ".".join(wanted)
     else:
@@ -151,7 +153,8 @@ def sbom(artifact: str, output: str | None) -> None:
     """Write the artifact's CycloneDX 1.6 JSON SBOM (deterministic; SOURCE_DATE_EPOCH sets the time)."""
     from pathlib import Path
 
-    from ..env.artifact import load_artifact, write_atomic
+    from ..io.artifact import load_artifact
+    from ..io.atomic import write_atomic
     from ..env.sbom import sbom_for
 
     text = sbom_for(load_artifact(Path(artifact)))

@@ -42,13 +42,14 @@ def _artifact_given_alone(arg: str) -> str | None:
     from pathlib import Path
 
     from ..io.paths import MANIFEST_NAMES
-    from ..run import RunError, load_artifact
+    from ..errors import RRAError
+    from ..run import load_artifact
 
     if any((Path(".") / name).is_file() for name in MANIFEST_NAMES) or not Path(arg).exists():
         return None
     try:
         ids = [launcher.id for launcher in load_artifact(arg).manifest.launchers]
-    except RunError:
+    except RRAError:
         ids = []
     shown = shlex.quote(arg)
     example = f"rra run {shown} {shlex.quote(ids[0]) if ids else 'LAUNCHER'}"
@@ -123,10 +124,10 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
                  engine_url: str | None = None, network: str | None = None, env: str = "current",
                  force: bool = False) -> int:
     """Plan, run through :func:`rra_tools.run.run_plans`, render; return the exit status. A run
-    that cannot be planned or started raises :class:`~rra_tools.run.RunError` before anything runs;
+    that cannot be planned or started raises a :class:`~rra_tools.errors.RRAError` before anything runs;
     a manifest with errors is not run unless ``force``."""
-    from ..run import (PlanHooks, RunError, RunOptions, execute, load_artifact, parse_overrides, plan_runs,
-                       run_plans)
+    from ..errors import RRAError
+    from ..run import PlanHooks, RunOptions, execute, load_artifact, parse_overrides, plan_runs, run_plans
     from ..run.gpus import inventory
 
     term = _Terminal(quiet)
@@ -159,7 +160,7 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
                      f"{created.packages} package(s))")
             env_dir = created.path
         gpus = inventory()  # once: nvidia-smi is slow, and the devices do not change between runs
-    except RunError:
+    except RRAError:
         # Reported by the CLI's error mapper (exit status 2); the engine is closed first.
         if engine is not None:
             engine.close()

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..io.artifact import Artifact
 from ..validate.catalog import ENV_RULES, EnvRule
 from ..validate.diagnostics import DOCS_BASE_URL, Diagnostic
-from .artifact import Artifact
+from .artifact import manifest_model
 from .live import Gpu, LiveEnv
 from .locks import LockError, LockFile, LockedPackage, read_lock
 from .markers import marker_applies
@@ -65,7 +66,7 @@ def check_environment(artifact: Artifact, live: LiveEnv, gpus: list[Gpu] | None,
 
 def check_interpreter(artifact: Artifact, live: LiveEnv) -> Iterator[Diagnostic]:
     """The interpreter's implementation and version against ``environment.interpreter``."""
-    wanted = artifact.manifest.environment.interpreter
+    wanted = manifest_model(artifact).environment.interpreter
     if wanted.name.lower() != live.implementation.lower():
         yield _diag("RRA702", f"interpreter is {live.implementation!r}, the manifest needs {wanted.name!r}",
                     pointer="/environment/interpreter/name")
@@ -129,7 +130,7 @@ def _version_tuple(text: str) -> tuple[int, ...]:
 
 def check_hardware(artifact: Artifact, gpus: list[Gpu] | None) -> Iterator[Diagnostic]:
     """Accelerators, their memory, the driver and CUDA against ``hardware`` and ``cuda``."""
-    environment = artifact.manifest.environment
+    environment = manifest_model(artifact).environment
     accelerators = environment.hardware.accelerators
     cuda = environment.cuda
     needs_gpu = bool(accelerators) or cuda is not None

@@ -20,7 +20,7 @@ from pathlib import Path
 from ..errors import ExitStatus, RRAError
 from ..io.cache import CACHE_VAR, cache_root
 from ..io.digest import sha256_file
-from .artifact import write_atomic
+from ..io.atomic import write_atomic
 from .locks import LockFile, read_lock
 from .resolve import find_uv
 

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ExitStatus, RRAError
-from .artifact import Artifact, write_atomic
+from ..io.artifact import Artifact
+from ..io.atomic import write_atomic
+from .artifact import manifest_model
 from .live import inspect_python
 
 __all__ = ["LockResult", "ResolveError", "UvNotFound", "declared_requirements", "find_uv", "lock_from_env",
@@ -145,7 +147,7 @@ def lock_from_requirements(artifact: Artifact, out: Path, python_version: str | 
         raise ResolveError(f"{artifact.root} declares no requirements (requirements.txt, pyproject.toml "
                            "[project.dependencies] or environment.yml pip section); use --from-env to "
                            "capture an installed environment instead")
-    version = python_version or artifact.manifest.environment.interpreter.version
+    version = python_version or manifest_model(artifact).environment.interpreter.version
     text = _compile(files, requirements, ["--universal", "--python-version", version],
                     f"resolving {', '.join(sources)} for Python {version}")
     write_atomic(out, text.encode("utf-8"))

@@ -14,7 +14,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .artifact import Artifact, ArtifactError
+from ..io.artifact import Artifact, ArtifactError
+from .artifact import manifest_model
 from .locks import LockFile, read_lock
 
 __all__ = ["SBOM_NAMESPACE", "build_sbom", "sbom_for", "sbom_timestamp", "tree_digest"]
@@ -31,7 +32,7 @@ def sbom_timestamp(artifact: Artifact) -> datetime:
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if epoch is not None and epoch.strip().isdigit():
         return datetime.fromtimestamp(int(epoch), tz=timezone.utc)
-    review = artifact.manifest.review
+    review = manifest_model(artifact).review
     if review is not None and review.date:
         return datetime.strptime(review.date, "%Y-%m-%d").replace(tzinfo=timezone.utc)
     return datetime.fromtimestamp(0, tz=timezone.utc)
@@ -64,8 +65,8 @@ def _refuse_placeholders(artifact: Artifact) -> None:
     """ArtifactError when a license the SBOM would publish is placeholder text (RRA214)."""
     from ..validate.rules.unfinished import is_placeholder
 
-    licenses = [("code.license", artifact.manifest.code.license)]
-    licenses += [(f"data[{i}].license", source.license) for i, source in enumerate(artifact.manifest.data)]
+    licenses = [("code.license", manifest_model(artifact).code.license)]
+    licenses += [(f"data[{i}].license", source.license) for i, source in enumerate(manifest_model(artifact).data)]
     for where, value in licenses:
         if is_placeholder(value):
             raise ArtifactError(f"{artifact.manifest_path}: {where} is a placeholder ({value!r}), not a license; "
@@ -85,7 +86,7 @@ def build_sbom(artifact: Artifact, lock: LockFile | None = None) -> str:
 
     from .. import __version__
 
-    manifest = artifact.manifest
+    manifest = manifest_model(artifact)
     digest = artifact.digest
 
     def sha256(value: str) -> HashType:

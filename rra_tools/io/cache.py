@@ -43,14 +43,13 @@ def read_json_entry(kind: str, key: str) -> Any | None:
 def write_json_entry(kind: str, key: str, value: Any) -> None:
     """Cache ``value`` as ``<cache>/<kind>/<key>.json``: written whole through a rename, so a
     concurrent reader sees the old entry, the new one or none; errors are ignored."""
+    from .atomic import write_atomic
+
     path = _entry(kind, key)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(value, ensure_ascii=False, allow_nan=False), encoding="utf-8")
-        os.replace(tmp, path)
+        data = json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        # Not flushed to disk: an entry lost in a crash is recomputed.
+        write_atomic(path, data, durable=False)
     except (OSError, ValueError):
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
+        pass

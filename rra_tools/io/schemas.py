@@ -7,6 +7,7 @@ record against its schema for a few milliseconds of start-up.
 from __future__ import annotations
 
 import json
+import threading
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from .. import SPEC_VERSION
 from ..errors import ExitStatus, RRAError
 
-__all__ = ["SchemaNotFound", "compiled_is_valid", "load_schema", "schema_bytes", "schema_path"]
+__all__ = ["SchemaNotFound", "compiled_is_valid", "import_jsonschema_lean", "load_schema", "schema_bytes", "schema_path"]
 
 
 class SchemaNotFound(RRAError):
@@ -67,3 +68,35 @@ def compiled_is_valid(data: Any, name: str = "manifest") -> bool | None:
         return bool(validator.is_valid(data))
     except (ValueError, OverflowError, TypeError):
         return None
+
+
+#: Optional modules jsonschema imports eagerly for format checks the validator never runs;
+#: rfc3987_syntax alone compiles grammars for ~1.5 s on import (it arrives with
+#: jsonschema[format], e.g. through cyclonedx-python-lib[json-validation]).
+_UNUSED_FORMAT_MODULES = ("rfc3987_syntax", "rfc3987", "rfc3986_validator", "rfc3339_validator", "webcolors",
+                          "uri_template", "isoduration", "fqdn", "idna", "jsonpointer")
+
+
+#: Held while jsonschema is first imported: another thread would otherwise find the module in
+#: sys.modules half initialised ("partially initialized module 'jsonschema'"), and the blocked
+#: names would be restored under it. Validating from several threads at once is a library use
+#: (a registry, ``rra conformance run -j``).
+_IMPORT_LOCK = threading.Lock()
+
+
+def import_jsonschema_lean() -> Any:
+    """Import jsonschema without the format-checking modules the validator does not use."""
+    import sys
+
+    with _IMPORT_LOCK:
+        if "jsonschema" in sys.modules:
+            return sys.modules["jsonschema"]
+        blocked = [m for m in _UNUSED_FORMAT_MODULES if m not in sys.modules]
+        for name in blocked:
+            sys.modules[name] = None  # type: ignore[assignment]  # makes "import name" raise ImportError
+        try:
+            import jsonschema
+        finally:
+            for name in blocked:
+                del sys.modules[name]
+        return jsonschema

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
+from ..io.atomic import write_atomic
 from ..io.canonical import canonical_json
 from .errors import BlobMissing, DigestMismatch, DocumentTooLarge, LayoutError, OCIError, SizeMismatch
 from .mediatypes import (
@@ -146,25 +147,13 @@ def init_layout(path: Path) -> None:
     """Create an empty layout at ``path`` (the directory may exist and be empty)."""
     path = Path(path)
     (path / "blobs" / "sha256").mkdir(parents=True, exist_ok=True)
-    _atomic_write(path / "oci-layout", canonical_json({"imageLayoutVersion": LAYOUT_VERSION}))
+    write_atomic(path / "oci-layout", canonical_json({"imageLayoutVersion": LAYOUT_VERSION}), mode=0o644)
     write_index(path, {"schemaVersion": 2, "mediaType": INDEX_MEDIA_TYPE, "manifests": []})
 
 
 def write_index(layout: Path, index: Mapping[str, Any]) -> None:
     """Replace ``index.json`` atomically (a reader sees the old or the new index, never half)."""
-    _atomic_write(Path(layout) / "index.json", canonical_json(index))
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        _unlink(tmp)
-        raise
+    write_atomic(Path(layout) / "index.json", canonical_json(index), mode=0o644)
 
 
 def _unlink(path: str | Path) -> None:

@@ -107,8 +107,8 @@ def _records(root: Path, runs: Path) -> list[tuple[str, Mapping[str, Any], str]]
 def build_statement(artifact: Path, subjects: list[Subject]) -> dict[str, Any]:
     """The in-toto statement for the artifact directory ``artifact`` about ``subjects``."""
     from .. import __version__
-    from ..run.errors import ArtifactError
-    from ..run.plan import load_artifact
+    from ..env.artifact import manifest_model
+    from ..io.artifact import ArtifactError, load_artifact
 
     if not subjects:
         raise ProvenanceError("a statement needs at least one subject")
@@ -121,10 +121,11 @@ def build_statement(artifact: Path, subjects: list[Subject]) -> dict[str, Any]:
     if not records:
         rel = runs_dir.relative_to(loaded.root).as_posix() if runs_dir.is_relative_to(loaded.root) else runs_dir
         raise ProvenanceError(f"no run records under {str(rel)!r}; run the launchers first ('rra run')")
-    from ..model.manifest import Manifest
-
     # The full model (code, data): the run path's lighter view leaves those out.
-    manifest = Manifest.model_validate(loaded.data)
+    try:
+        manifest = manifest_model(loaded)
+    except ArtifactError as exc:
+        raise ProvenanceError(str(exc)) from None
     records.sort(key=lambda item: (str(item[1].get("launcher")), str(item[1].get("started", "")), item[0]))
 
     runs = []

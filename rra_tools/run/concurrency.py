@@ -36,7 +36,7 @@ from typing import Any
 
 from .errors import RunError
 from .plan import RunPlan
-from .records import scratch_name
+from ..io.atomic import scratch_name
 
 __all__ = ["LOCK_DIR_ENV", "OutputBusy", "RunSlot", "enter"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..errors import ExitStatus, RRAError
+from ..io.artifact import ArtifactError  # the one artifact error, raised here too
 
 __all__ = [
     "ArtifactError",
@@ -19,10 +20,6 @@ class RunError(RRAError):
     """A run could not be planned or started; nothing was recorded."""
 
     exit_status = ExitStatus.USAGE
-
-
-class ArtifactError(RunError):
-    """The artifact's manifest cannot be read or is not a valid manifest."""
 
 
 class PlanError(RunError):

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ExitStatus, RRAError
-from .spec import ExtractSpec as Extract
+from ..io.manifest_view import ExtractSpec as Extract
 
 __all__ = ["MAX_EXTRACT_BYTES", "ExtractError", "extract_value", "json_pointer"]
 

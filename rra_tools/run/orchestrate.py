@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .errors import RunError
+from .errors import ArtifactError, RunError
 from .local import RunOptions, RunResult, execute
 from .plan import RunPlan
 
@@ -60,7 +60,7 @@ class Refused:
 
     __slots__ = ("error", "plan")
 
-    def __init__(self, plan: RunPlan, error: RunError) -> None:
+    def __init__(self, plan: RunPlan, error: RunError | ArtifactError) -> None:
         self.plan = plan
         self.error = error
 
@@ -149,7 +149,7 @@ def run_plans(plans: Sequence[RunPlan], options: RunOptions | None = None, *,
                 hooks.on_start(plan, i, len(plans))
             try:
                 result = executor(plan, options)
-            except RunError as exc:
+            except (RunError, ArtifactError) as exc:
                 incomplete.add(plan.launcher.id)
                 refused = Refused(plan, exc)
                 outcome.refused.append(refused)

@@ -25,7 +25,8 @@ from .extract import ExtractError, extract_value
 from .host import env_site_dirs, host_fingerprint, lock_match, package_set
 from .tree import OutputState, Snapshot, output_state, stray_writes, take_snapshot
 from .plan import RunPlan
-from .records import record_bytes, redact, utc_stamp, write_atomic
+from ..io.atomic import write_atomic
+from .records import record_bytes, redact, utc_stamp
 
 __all__ = ["MAX_STRAY_LISTED", "STALE_SLACK_S", "RunSnapshot", "allowed_writes", "assemble_record", "claim_metrics",
            "collect_outputs", "host_record", "log_file", "record_head", "signal_name", "snapshot_before",
@@ -317,5 +318,5 @@ def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started:
                              killed_by=killed_by, container=container, outputs=outputs, missing=missing,
                              logs=[log_file(directory, "stdout"), log_file(directory, "stderr")],
                              metrics=metrics, stray=stray, messages=messages)
-    write_atomic(directory / "record.json", record_bytes(record))
+    write_atomic(directory / "record.json", record_bytes(record), replace=False)
     return record

@@ -27,7 +27,8 @@ from typing import Any
 from ..model.vocab import RunStatus
 from .outcome import assemble_record, log_file
 from .plan import Artifact
-from .records import record_bytes, scratch_name, utc_stamp, write_atomic
+from ..io.atomic import scratch_name, write_atomic
+from .records import record_bytes, utc_stamp
 
 __all__ = ["PENDING_NAME", "Pending", "Unfinished", "finish_orphaned_runs"]
 
@@ -174,7 +175,7 @@ def _finish(artifact: Artifact, directory: Path, pending: Path) -> Unfinished:
                                  status=RunStatus.INTERRUPTED, exit_status=None, killed_by=None,
                                  container=container, outputs=[], missing=[], logs=logs,
                                  metrics={}, stray=[], messages=[message])
-        write_atomic(directory / "record.json", record_bytes(record))
+        write_atomic(directory / "record.json", record_bytes(record), replace=False)
         try:
             os.unlink(pending)
         except OSError:

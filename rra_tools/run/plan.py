@@ -6,29 +6,22 @@ directory, environment, outputs) without running anything.
 
 from __future__ import annotations
 
-import hashlib
 import math
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from pathlib import Path
-from typing import Any
 
-from ..io.errors import LoadError
-from ..io.paths import lexical_issue
-from .errors import ArtifactError, PlanError
-from .spec import LauncherSpec as Launcher
-from .spec import ManifestSpec as Manifest
-from .spec import ParameterSpec as Parameter
-from .spec import read_manifest
+from ..io.artifact import Artifact, load_artifact
+from ..io.manifest_view import LauncherSpec as Launcher
+from ..io.manifest_view import ParameterSpec as Parameter
+from .errors import PlanError
 
 __all__ = [
     "Artifact",
     "ParamValue",
     "RunPlan",
-    "checked_manifest",
+    "find_launcher",
     "format_value",
     "launcher_order",
     "load_artifact",
@@ -39,35 +32,6 @@ __all__ = [
 
 ParamValue = int | float | str | bool
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-@dataclass(frozen=True)
-class Artifact:
-    """A loaded artifact: its root directory, validated manifest and digest."""
-
-    root: Path
-    manifest: Manifest
-    #: SHA-256 of the manifest's canonical JSON (sorted keys, compact separators, UTF-8).
-    digest: str
-    data: Mapping[str, Any]
-
-    def launcher(self, ident: str) -> Launcher:
-        """The launcher with id ``ident``; PlanError naming the known ones otherwise."""
-        for launcher in self.manifest.launchers:
-            if launcher.id == ident:
-                return launcher
-        known = ", ".join(repr(x.id) for x in self.manifest.launchers)
-        raise PlanError(f"unknown launcher {ident!r}; the manifest declares {known}")
-
-    @property
-    def runs_dir(self) -> Path:
-        """The run-record directory (evidence.run_records), inside the root."""
-        rel = self.manifest.evidence.run_records
-        path = self.root / rel
-        real = os.path.realpath(path)
-        if lexical_issue(rel) is not None or not (real == str(self.root) or real.startswith(f"{self.root}{os.sep}")):
-            raise ArtifactError(f"evidence.run_records {rel!r} leaves the artifact root")
-        return path
 
 
 @dataclass(frozen=True)
@@ -93,73 +57,6 @@ class RunPlan:
     def expected_s(self) -> float:
         """Typical wall-clock time of the run."""
         return self.launcher.resources.expected_runtime_s
-
-
-def load_artifact(path: str | Path) -> Artifact:
-    """Load the artifact at ``path`` (a directory or its manifest file); ArtifactError if unusable.
-
-    The manifest must conform to the published schema (checked by the compiled validator; on a
-    failure jsonschema names the first problem). Semantic rules are ``rra validate``'s business.
-    """
-    from ..io.errors import InputError
-    from ..io.manifest import locate_manifest, read_manifest_bytes
-
-    try:
-        manifest_path = locate_manifest(path)
-        raw = read_manifest_bytes(manifest_path)
-    except InputError as exc:
-        raise ArtifactError(exc.message) from None
-    except LoadError as exc:
-        raise ArtifactError(f"{path}: {exc.problem.message}") from None
-    data, digest = checked_manifest(manifest_path, raw)
-    return Artifact(manifest_path.parent.resolve(), read_manifest(data), digest, data)
-
-
-def checked_manifest(manifest_path: Path, raw: bytes) -> tuple[dict[str, Any], str]:
-    """The manifest ``raw`` (read from ``manifest_path``) as JSON data that conforms to the
-    published schema, and its canonical digest; ArtifactError if it is unreadable or does not
-    conform.
-
-    Parsing (ruamel for YAML) and the compiled validator cost about 30 ms of imports on every
-    ``rra run``, so the outcome is cached under the cache directory, keyed by the manifest's
-    bytes, the schema's bytes and this package's version: an entry is a pure function of its
-    key, and a manifest that fails is never cached.
-    """
-    from .. import __version__
-    from ..io.cache import read_json_entry, write_json_entry
-    from ..io.schemas import schema_bytes
-
-    key = hashlib.sha256(b"\0".join((__version__.encode(), schema_bytes(), raw))).hexdigest()
-    cached = read_json_entry("manifests", key)
-    if isinstance(cached, dict) and isinstance(cached.get("data"), dict) and isinstance(cached.get("digest"), str):
-        return cached["data"], cached["digest"]
-    from ..io.manifest import load_manifest_bytes
-    from ..io.schemas import compiled_is_valid
-
-    try:
-        loaded = load_manifest_bytes(raw, path=manifest_path)
-    except LoadError as exc:
-        p = exc.problem
-        where = f"{manifest_path}:{p.line}:{p.column}" if p.line is not None else f"{manifest_path}"
-        raise ArtifactError(f"{where}: {p.message}") from None
-    data = loaded.data
-    if compiled_is_valid(data) is not True:
-        from ..validate.schema_layer import check_schema
-
-        problems = list(check_schema(data))
-        if problems:
-            first = problems[0]
-            where = "/".join(str(x) for x in first.pointer)
-            raise ArtifactError(f"{manifest_path}: not a valid manifest: {first.message} at {where!r} "
-                                f"({len(problems)} problem(s); 'rra validate' lists them)")
-    if not isinstance(data, dict):  # the schema requires an object; this tells mypy
-        raise ArtifactError(f"{manifest_path}: not a valid manifest: not a mapping")
-    try:
-        digest = loaded.digest
-    except ValueError as exc:
-        raise ArtifactError(f"{manifest_path}: {exc}") from None
-    write_json_entry("manifests", key, {"digest": digest, "data": data})
-    return data, digest
 
 
 def format_value(value: ParamValue) -> str:
@@ -287,13 +184,22 @@ def plan_one(artifact: Artifact, launcher: Launcher, seed: int | None,
     return RunPlan(artifact, launcher, seed, dict(parameters), argv, launcher.cwd, dict(launcher.env), outputs)
 
 
+def find_launcher(artifact: Artifact, ident: str) -> Launcher:
+    """The launcher with id ``ident``; PlanError naming the known ones otherwise."""
+    for launcher in artifact.manifest.launchers:
+        if launcher.id == ident:
+            return launcher
+    known = ", ".join(repr(x.id) for x in artifact.manifest.launchers)
+    raise PlanError(f"unknown launcher {ident!r}; the manifest declares {known}")
+
+
 def launcher_order(artifact: Artifact, ids: Sequence[str] | None = None) -> list[Launcher]:
     """Launchers (all, or ``ids`` and what they depend on) so that dependencies come first.
 
     Declaration order breaks ties; PlanError on an unknown dependency or a cycle.
     """
     by_id = {launcher.id: launcher for launcher in artifact.manifest.launchers}
-    wanted = list(by_id) if ids is None else [artifact.launcher(i).id for i in ids]
+    wanted = list(by_id) if ids is None else [find_launcher(artifact, i).id for i in ids]
     order: list[Launcher] = []
     state: dict[str, int] = {}  # 1 visiting, 2 done
 
@@ -323,7 +229,7 @@ def plan_runs(artifact: Artifact, launcher_id: str | None, *, seed: int | None =
     dependency order with all its seeds."""
     overrides = dict(overrides or {})
     if launcher_id is not None:
-        launcher = artifact.launcher(launcher_id)
+        launcher = find_launcher(artifact, launcher_id)
         params = resolve_parameters(launcher, overrides)
         return [plan_one(artifact, launcher, s, params) for s in seeds_for(launcher, seed, all_seeds)]
     launchers = launcher_order(artifact)

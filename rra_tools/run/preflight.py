@@ -29,15 +29,13 @@ NOT_BLOCKING = ("RRA6", "RRA214")
 def manifest_file(path: str | Path) -> Path:
     """The manifest file of ``path`` (an artifact directory or a manifest file), as
     :func:`.plan.load_artifact` finds it."""
-    from ..io.paths import MANIFEST_NAMES
+    from ..io.errors import InputError
+    from ..io.manifest import locate_manifest
 
-    target = Path(path)
-    if target.is_dir():
-        found = next((target / n for n in MANIFEST_NAMES if (target / n).is_file()), None)
-        if found is None:
-            raise ArtifactError(f"no manifest (rra.yaml) found in {str(path)!r}")
-        return found
-    return target
+    try:
+        return locate_manifest(path)
+    except InputError as exc:
+        raise ArtifactError(exc.message, exc.hint) from None
 
 
 def manifest_errors(manifest_path: Path) -> list[str]:
@@ -52,10 +50,15 @@ def manifest_errors(manifest_path: Path) -> list[str]:
     from ..io.cache import read_json_entry, write_json_entry
     from ..io.schemas import schema_bytes
 
+    from ..io.errors import InputError, LoadError
+    from ..io.manifest import read_manifest_bytes
+
     try:
-        raw = manifest_path.read_bytes()
-    except OSError as exc:
-        raise ArtifactError(f"cannot read {str(manifest_path)!r}: {exc.strerror or exc}") from None
+        raw = read_manifest_bytes(manifest_path)
+    except InputError as exc:
+        raise ArtifactError(exc.message, exc.hint) from None
+    except LoadError as exc:
+        raise ArtifactError(f"{manifest_path}: {exc.problem.message}") from None
     key = hashlib.sha256(b"\0".join((b"preflight", __version__.encode(), ",".join(NOT_BLOCKING).encode(),
                                      schema_bytes(), raw))).hexdigest()
     cached = read_json_entry("preflight", key)

@@ -2,31 +2,20 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import re
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-__all__ = ["REDACTED", "SECRET_NAME", "fresh_private_dir", "new_run_dir", "record_bytes", "redact", "scratch_name",
-           "utc_stamp", "write_atomic"]
+from ..io.atomic import scratch_name
+
+__all__ = ["REDACTED", "SECRET_NAME", "fresh_private_dir", "new_run_dir", "record_bytes", "redact", "utc_stamp"]
 
 REDACTED = "[redacted]"
 #: Environment variable names whose values are never recorded.
 SECRET_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
-
-
-_COUNTER = itertools.count()
-
-
-def scratch_name(prefix: str) -> str:
-    """A name no other process or call of this one uses at the same time: prefix, pid, clock,
-    counter. (tempfile's random names would cost its imports, about 4 ms of every ``rra run``;
-    callers create with O_EXCL or mkdir, which refuse a name that exists anyway.)"""
-    return f"{prefix}{os.getpid()}-{time.monotonic_ns()}-{next(_COUNTER)}"
 
 
 def fresh_private_dir(prefix: str) -> str:
@@ -83,36 +72,3 @@ def record_bytes(record: dict[str, Any]) -> bytes:
     """The record as written: JSON, two-space indent, UTF-8; NaN and infinities are refused
     (they are not JSON)."""
     return (json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
-
-
-def write_atomic(path: Path, payload: bytes) -> None:
-    """Write ``payload`` to ``path`` through a temporary file, fsync and rename; never half-written.
-
-    Refuses to replace an existing file.
-    """
-    if path.exists():
-        raise FileExistsError(f"{path} exists; records are never overwritten")
-    tmp = path.parent / scratch_name(".record-")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)

@@ -5,13 +5,12 @@ from __future__ import annotations
 import difflib
 import json
 import re
-import threading
 from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any
 
 from .. import SPEC_VERSION
-from ..io.schemas import SchemaNotFound, load_schema, schema_path
+from ..io.schemas import SchemaNotFound, import_jsonschema_lean, load_schema, schema_path
 from ..io.schemas import compiled_is_valid
 from .context import Finding, Pointer
 from .diagnostics import Severity
@@ -27,38 +26,6 @@ _SUPPORTED_MAJOR, _SUPPORTED_MINOR = (int(p) for p in SPEC_VERSION.split("."))
 def manifest_schema() -> dict[str, Any]:
     """The published manifest schema (read once per process)."""
     return load_schema("manifest")
-
-
-#: Optional modules jsonschema imports eagerly for format checks the validator never runs;
-#: rfc3987_syntax alone compiles grammars for ~1.5 s on import (it arrives with
-#: jsonschema[format], e.g. through cyclonedx-python-lib[json-validation]).
-_UNUSED_FORMAT_MODULES = ("rfc3987_syntax", "rfc3987", "rfc3986_validator", "rfc3339_validator", "webcolors",
-                          "uri_template", "isoduration", "fqdn", "idna", "jsonpointer")
-
-
-#: Held while jsonschema is first imported: another thread would otherwise find the module in
-#: sys.modules half initialised ("partially initialized module 'jsonschema'"), and the blocked
-#: names would be restored under it. Validating from several threads at once is a library use
-#: (a registry, ``rra conformance run -j``).
-_IMPORT_LOCK = threading.Lock()
-
-
-def _import_jsonschema_lean() -> Any:
-    """Import jsonschema without the format-checking modules the validator does not use."""
-    import sys
-
-    with _IMPORT_LOCK:
-        if "jsonschema" in sys.modules:
-            return sys.modules["jsonschema"]
-        blocked = [m for m in _UNUSED_FORMAT_MODULES if m not in sys.modules]
-        for name in blocked:
-            sys.modules[name] = None  # type: ignore[assignment]  # makes "import name" raise ImportError
-        try:
-            import jsonschema
-        finally:
-            for name in blocked:
-                del sys.modules[name]
-        return jsonschema
 
 
 def _inline_refs(node: Any, defs: Mapping[str, Any]) -> Any:
@@ -93,7 +60,7 @@ def _pattern_keyword(validator: Any, pattern: str, instance: Any, schema: Mappin
 
 @cache
 def _validator() -> Any:
-    jsonschema = _import_jsonschema_lean()
+    jsonschema = import_jsonschema_lean()
     schema = manifest_schema()
     cls = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern_keyword})
     return cls(_inline_refs(schema, schema.get("$defs", {})))

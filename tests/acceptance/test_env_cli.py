@@ -221,7 +221,8 @@ def test_sbom_cli_is_byte_identical_and_valid(example: Path, tmp_path: Path) -> 
 def test_missing_artifact_is_a_usage_error(tmp_path: Path) -> None:
     done = rra("env", "check", str(tmp_path / "nope"))
     assert done.returncode == 2
-    assert done.stderr == f"error: no such artifact: {str(tmp_path / 'nope')!r}\n"
+    assert done.stderr == (f"error: cannot open {str(tmp_path / 'nope')!r}: No such file or directory\n"
+                           "hint: check the path\n")
 
 
 def test_universal_lock_markers_are_honoured(digits: Path, cache: dict[str, str]) -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rra_tools.env.artifact import load_artifact, update_lock_block
+from rra_tools.env.artifact import update_lock_block
+from rra_tools.io.artifact import load_artifact
 from rra_tools.env.check import ENV_RULES, check_environment, check_hardware
 from rra_tools.env.live import GPU_INVENTORY_VAR, Gpu, InstalledDist, LiveEnv, LiveEnvError, gpu_inventory, inspect_python
 from rra_tools.validate.diagnostics import Severity

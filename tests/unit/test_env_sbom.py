@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rra_tools.env.artifact import load_artifact
+from rra_tools.env.artifact import manifest_model
+from rra_tools.io.artifact import load_artifact
 from rra_tools.env.sbom import SBOM_NAMESPACE, sbom_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -35,7 +36,7 @@ def test_example_sbom_validates_and_is_deterministic(name: str, monkeypatch: pyt
     bom = json.loads(first)
     assert bom["specVersion"] == "1.6"
     assert bom["serialNumber"] == f"urn:uuid:{uuid.uuid5(SBOM_NAMESPACE, artifact.digest)}"
-    review = artifact.manifest.review
+    review = manifest_model(artifact).review
     # No SOURCE_DATE_EPOCH: the review date, else the Unix epoch.
     expected = f"{review.date}T00:00:00+00:00" if review else "1970-01-01T00:00:00+00:00"
     assert bom["metadata"]["timestamp"] == expected

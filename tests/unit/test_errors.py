@@ -58,14 +58,15 @@ def test_failure_of_an_error_with_a_code_and_hint() -> None:
     # LayoutError (an OCIError): its rule code in front, its hint after, status 1.
     (["pull", "oci-layout:empty", "-o", "out"], 1,
      "error: RRA801 the layout has no oci-layout file\nhint: is this an OCI image layout directory?\n"),
-    # ArtifactError (run layer; the manifest is found by the one loader) from 'rra results'.
-    (["results", "empty"], 2, "error: directory 'empty' has no rra.yaml or rra.yml or rra.json\n"),
+    # ArtifactError (io layer, the one loader) from 'rra results'.
+    (["results", "empty"], 2, "error: directory 'empty' has no rra.yaml or rra.yml or rra.json\n"
+     "hint: give the artifact directory or its manifest file\n"),
     # PackError (oci pack).
     (["pack", "empty", "-o", "layout"], 2, "error: 'empty' has no rra.yaml, rra.yml or rra.json\n"),
     # ConfigError (validate) from a subcommand's configuration.
     (["validate", "--config", "nope.toml", "has-manifest"], 2,
      "error: nope.toml: cannot read: [Errno 2] No such file or directory: 'nope.toml'\n"),
-], ids=["AlreadyExists", "InvalidReference", "LayoutError", "RunError", "PackError", "ConfigError"])
+], ids=["AlreadyExists", "InvalidReference", "LayoutError", "ArtifactError", "PackError", "ConfigError"])
 def test_an_rraerror_in_a_command_is_an_error_line_and_its_exit_status(
         tmp_path: Path, args: list[str], status: int, stderr: str) -> None:
     (tmp_path / "empty").mkdir()

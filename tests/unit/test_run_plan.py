@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from rra_tools.run import PlanError, launcher_order, load_artifact, parse_overrides, plan_runs
-from rra_tools.run.errors import ArtifactError
+from rra_tools.io.artifact import ArtifactError
 from rra_tools.run.plan import format_value, substitute
 
 

@@ -12,7 +12,8 @@ import pytest
 
 from rra_tools.model.run_record import RunRecord
 from rra_tools.model.schema import generated_schemas
-from rra_tools.run.records import fresh_private_dir, new_run_dir, record_bytes, redact, write_atomic
+from rra_tools.io.atomic import write_atomic
+from rra_tools.run.records import fresh_private_dir, new_run_dir, record_bytes, redact
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA_NAME = "rra-run-record-1.0.schema.json"
@@ -73,9 +74,9 @@ def test_run_dirs_are_never_reused(tmp_path: Path) -> None:
 
 def test_write_atomic_refuses_to_overwrite(tmp_path: Path) -> None:
     path = tmp_path / "record.json"
-    write_atomic(path, b"{}\n")
+    write_atomic(path, b"{}\n", replace=False)
     with pytest.raises(FileExistsError):
-        write_atomic(path, b"{\"x\": 1}\n")
+        write_atomic(path, b"{\"x\": 1}\n", replace=False)
     assert path.read_bytes() == b"{}\n"
     assert [p.name for p in tmp_path.iterdir()] == ["record.json"]
 
