@@ -57,11 +57,15 @@ _SINGLE = re.compile(r"'((?:[^']|'')*)' *(?:(?<= )#.*)?$")
 # Escapes that mean the same in JSON and YAML double-quoted scalars (no surrogate code points).
 _JSON_ESCAPES = re.compile(r'\\(?:[^"\\/bfnrtu]|u(?![0-9a-fA-F]{4})|u[dD][89a-fA-F])')
 _FLOW_PLAIN = r"(?:[A-Za-z0-9_./~+(]|-[A-Za-z0-9.])(?:[A-Za-z0-9_./~+()= -]*[A-Za-z0-9_./~+()=-])?"
-_FLOW_ITEM = re.compile(r' *(?:"((?:[^"\\]|\\.)*)"|\'((?:[^\']|\'\')*)\'|(' + _FLOW_PLAIN + r')) *([,\]])')
+_FLOW_ITEM = r"""(?:("(?:[^"\\]|\\.)*")|('(?:[^']|'')*')|(""" + _FLOW_PLAIN + r"))"
+_FLOW_ITEMS = re.compile(_FLOW_ITEM)
+_FLOW_ANY = re.compile(r"\[( *" + _FLOW_ITEM + r"(?: *, *" + _FLOW_ITEM + r")* *)\] *(?:(?<= )#.*)?$")
 _FLOW_PLAINS = re.compile(r"\[ *(" + _FLOW_PLAIN + r"(?: *, *" + _FLOW_PLAIN + r")*)? *\] *(?:(?<= )#.*)?$")
-_FLOW_END = re.compile(r" *(?:(?<= )#.*)?$")
 _EMPTY_MAP = re.compile(r"\{ *\} *(?:(?<= )#.*)?$")
 _TYPED_FIRST = frozenset("-+.0123456789~nNtTfF")
+_KEYWORD_FIRST = frozenset("nNtTfF")
+_KEYWORDS: dict[str, Any] = {"null": None, "Null": None, "NULL": None, "true": True, "True": True, "TRUE": True,
+                             "false": False, "False": False, "FALSE": False}
 _PENDING = object()
 
 
@@ -98,6 +102,17 @@ def _read(text: str) -> tuple[Any, int]:
         indent, dash, key, rest = m.groups()
         if rest and rest[0] == "[" and "]" not in rest:
             rest = _flow_lines(rest, lines, m.start(3) if key is not None else len(indent))
+        if dash is None and key is not None and pending is None and frame and frame[0] == len(indent) \
+                and not frame[2] and rest and rest[0] != "#":
+            # The common line: 'key: value' in the open mapping.
+            target = frame[1]
+            name = key if key[0] not in "\"'" else key[1:-1]
+            if name in target:
+                raise _GiveUp  # a duplicate key: the located reader reports where
+            value = inline(rest)
+            target[name] = value
+            count += len(value) + 1 if type(value) is list else 1
+            continue
         if dash is None and key is None:
             if not rest or rest[0] == "#":
                 continue  # blank or comment line
@@ -214,17 +229,18 @@ def _inline(rest: str) -> Any:
     """The value written after ``key: `` or ``- `` on one line."""
     first = rest[0]
     if first in _PLAIN_FIRST:
-        if "#" in rest:
+        if "#" in rest or ":" in rest:
             cut = rest.find(" #")
             value = (rest if cut < 0 else rest[:cut]).rstrip(" ")
-            if "#" in value:
+            if "#" in value or ": " in value or value[-1] == ":":
                 raise _GiveUp
         else:
-            value = rest.rstrip(" ")
-        if ": " in value or value[-1] == ":":
-            raise _GiveUp
+            value = rest if rest[-1] != " " else rest.rstrip(" ")
         if first not in _TYPED_FIRST:
             return value
+        if first in _KEYWORD_FIRST:
+            # Only these words start with a letter and are not strings (YAML 1.2 core schema).
+            return _KEYWORDS.get(value, value)
         if value.isdigit() and value.isascii():
             return int(value)
         return _resolve_plain(value)
@@ -253,14 +269,6 @@ def _inline(rest: str) -> Any:
     return _plain(value)
 
 
-def _plain(value: str) -> Any:
-    if value[0] not in _TYPED_FIRST:
-        return value
-    if value.isdigit() and value.isascii():
-        return int(value)
-    return _resolve_plain(value)
-
-
 def _double(body: str) -> str:
     if "\\" not in body:
         return body
@@ -279,26 +287,27 @@ def _flow(rest: str) -> list[Any]:
     if simple is not None:  # plain scalars only, as in `seeds: [0, 1, 2]`
         inner = simple.group(1)
         return [] if inner is None else [_plain(item.strip(" ")) for item in inner.split(",")]
-    items: list[Any] = []
-    pos = 1
-    if rest[1:].lstrip(" ").startswith("]"):
-        pos = rest.index("]") + 1
-    else:
-        match_item = _FLOW_ITEM.match
-        while True:
-            m = match_item(rest, pos)
-            if m is None:
-                raise _GiveUp
-            double, single, plain, end = m.groups()
-            if double is not None:
-                items.append(_double(double))
-            elif single is not None:
-                items.append(single.replace("''", "'"))
-            else:
-                items.append(_plain(plain))
-            pos = m.end()
-            if end == "]":
-                break
-    if _FLOW_END.match(rest, pos) is None:
+    # Quoted items too: checked whole by one match, then taken apart by one findall.
+    whole = _FLOW_ANY.match(rest)
+    if whole is None:
         raise _GiveUp
+    items: list[Any] = []
+    for double, single, plain in _FLOW_ITEMS.findall(whole.group(1)):
+        if double:
+            items.append(_double(double[1:-1]))
+        elif single:
+            items.append(single[1:-1].replace("''", "'"))
+        else:
+            items.append(_plain(plain))
     return items
+
+
+def _plain(value: str) -> Any:
+    first = value[0]
+    if first not in _TYPED_FIRST:
+        return value
+    if first in _KEYWORD_FIRST:
+        return _KEYWORDS.get(value, value)
+    if value.isdigit() and value.isascii():
+        return int(value)
+    return _resolve_plain(value)
