@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..io.canonical import canonical_json
-from ..io.source import decode_text, parse_document
+from ..io.manifest import load_manifest_bytes
 from ..model.conformance import AddedEntry, Layout, LayoutEdit
 from ..oci.compression import make_compressor
 from ..oci.layout import init_layout, write_blob, write_index
@@ -131,7 +131,7 @@ def _sha(data: bytes) -> str:
 def build_layout(artifact: Path, manifest_name: str, spec: Layout, dest: Path) -> str:
     """Pack the artifact directory ``artifact`` into a new image layout at ``dest`` as ``spec``
     says; return the target to give an implementation (``oci-layout:DEST[:REF]``)."""
-    document = parse_document(decode_text((artifact / manifest_name).read_bytes())).data
+    document = load_manifest_bytes((artifact / manifest_name).read_bytes()).data
     layers = _with_extra_layers(collect_layers(artifact, document, manifest_name), spec.extra_entries)
     kind = "" if spec.compression == "none" else spec.compression
     init_layout(dest)
