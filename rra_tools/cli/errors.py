@@ -2,10 +2,11 @@
 
 Every command runs inside :class:`RRAGroup`: an :class:`~rra_tools.errors.RRAError` that reaches
 it is printed as ``error: <message>`` (and ``hint: <hint>`` when it has one) on standard error,
-and the command ends with the error's exit status. Commands therefore catch a library error only
-to add something to it (findings to render, a resource to close), never just to print it.
-So is a module of a missing optional extra (:mod:`.extras`), and a missing file. Anything else that
-escapes a command is a bug and keeps its traceback.
+and the command ends with the error's exit status. A module of a missing optional extra
+(:mod:`.extras`) and a missing file are reported the same way (exit status 2). Commands
+therefore catch a library error only to add something to it (findings to render, a resource to
+close), never just to print it. Anything else that escapes a command is a bug and keeps its
+traceback.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..errors import ExitStatus, RRAError
 from .extras import extra_for, missing_extra_message
 
 __all__ = ["Failure", "RRAGroup", "as_failure"]
+
 
 @dataclass(frozen=True)
 class Failure:
