@@ -1,11 +1,13 @@
-"""Pull an artifact from a registry: into a verified OCI image layout, then unpacked.
+"""Pull an artifact from a registry: into a verified OCI image layout, or unpacked.
 
-Nothing fetched is used before it is verified: the manifest against the requested digest (or
+Nothing fetched is trusted before it is verified: the manifest against the requested digest (or
 the registry's Docker-Content-Digest for a tag) within a size cap, the config within the same
 cap, every layer streamed to disk while hashed and renamed into place only when size and digest
-match. The layout is assembled in a temporary directory and renamed into place; ``pull``
-unpacks it into another temporary directory that becomes the output only at the end, so a
-failed pull leaves nothing behind.
+match. The layout is assembled in a temporary directory and renamed into place. ``pull``
+instead unpacks each layer as it arrives (the unpacker hashes and bounds the blob as it
+streams, as it does for a layout on disk) into a temporary directory that becomes the output
+only when every digest matched; a connection lost mid-blob makes it fall back to fetching a
+verified layout first. Either way a failed pull leaves nothing behind.
 
 Before any layer is downloaded, ``pull`` checks that the manifest is an RRA's (its
 ``artifactType``) and that what its config declares fits the :class:`UnpackLimits` (64 GiB and
@@ -24,7 +26,7 @@ import tempfile
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from .errors import DocumentTooLarge, MediaTypeError, OCIError
 from .layout import Descriptor, blob_path, init_layout, write_index
@@ -37,7 +39,16 @@ from .mediatypes import (
     MAX_CONFIG_BYTES,
     MAX_MANIFEST_BYTES,
 )
-from .registry import MalformedError, Reference, RegistryClient, RegistryError
+from .registry import (
+    BlobStream,
+    Fetched,
+    MalformedError,
+    Progress,
+    Reference,
+    RegistryClient,
+    RegistryError,
+    StreamBroken,
+)
 
 if TYPE_CHECKING:
     from ..validate.config import Config
@@ -106,8 +117,18 @@ def fetch_layout(source: Reference, layout: Path, client: RegistryClient, *, rol
                       result.roles)
 
 
-def _fetch_into(source: Reference, layout: Path, client: RegistryClient, roles: Iterable[str] | None,
-                cap: int, config_cap: int, vet: Vet | None) -> PullResult:
+@dataclass(frozen=True)
+class _Head:
+    """A fetched manifest (checked), the layers chosen from it and its config's bytes (checked)."""
+
+    fetched: Fetched
+    manifest: dict[str, Any]
+    layers: list[dict[str, Any]]
+    config_data: bytes
+
+
+def _fetch_head(source: Reference, client: RegistryClient, roles: Iterable[str] | None, cap: int,
+                config_cap: int) -> _Head:
     fetched = client.get_manifest(source.repository, source.reference, max_bytes=cap)
     try:
         manifest = json.loads(fetched.data)
@@ -136,16 +157,28 @@ def _fetch_into(source: Reference, layout: Path, client: RegistryClient, roles: 
             have = ", ".join(sorted(r for r in present if r)) or "none"
             raise RegistryError(f"{source} has no layer with role {', '.join(map(repr, unknown))} (roles: {have})")
         layers = [layer for layer in layers if role_of(layer) in wanted]
-    init_layout(layout)
-    _write_small(layout, fetched.digest, fetched.data)
     config_data = client.fetch_blob_bytes(source.repository, str(config["digest"]), int(config["size"]),
                                           config_cap)
-    _write_small(layout, str(config["digest"]), config_data)
+    return _Head(fetched, manifest, layers, config_data)
+
+
+def _result(source: Reference, head: _Head, layout: Path | None, output: Path | None) -> PullResult:
+    sizes = {str(layer["digest"]): int(layer["size"]) for layer in head.layers}
+    return PullResult(source, head.fetched.digest, head.manifest, layout, output,
+                      [head.fetched.digest, str(head.manifest["config"]["digest"]), *sizes], sum(sizes.values()),
+                      sorted({r for r in (role_of(x) for x in head.layers) if r}))
+
+
+def _fetch_into(source: Reference, layout: Path, client: RegistryClient, roles: Iterable[str] | None,
+                cap: int, config_cap: int, vet: Vet | None) -> PullResult:
+    head = _fetch_head(source, client, roles, cap, config_cap)
+    fetched, manifest = head.fetched, head.manifest
+    init_layout(layout)
+    _write_small(layout, fetched.digest, fetched.data)
+    _write_small(layout, str(manifest["config"]["digest"]), head.config_data)
     if vet is not None:
-        vet(manifest, config_data)
-    todo: dict[str, int] = {}
-    for layer in layers:
-        todo[str(layer["digest"])] = int(layer["size"])
+        vet(manifest, head.config_data)
+    todo = {str(layer["digest"]): int(layer["size"]) for layer in head.layers}
     _download_all(layout, source.repository, todo, client)
     media_type = fetched.media_type or MANIFEST_MEDIA_TYPE
     descriptor: dict[str, Any] = {"mediaType": media_type, "digest": fetched.digest, "size": len(fetched.data)}
@@ -154,9 +187,7 @@ def _fetch_into(source: Reference, layout: Path, client: RegistryClient, roles: 
     if manifest.get("artifactType"):
         descriptor["artifactType"] = manifest["artifactType"]
     write_index(layout, {"schemaVersion": 2, "mediaType": INDEX_MEDIA_TYPE, "manifests": [descriptor]})
-    return PullResult(source, fetched.digest, manifest, layout, None, [fetched.digest, str(config["digest"]),
-                                                                       *todo], sum(todo.values()),
-                      sorted({r for r in (role_of(x) for x in layers) if r}))
+    return _result(source, head, layout, None)
 
 
 def _write_small(layout: Path, digest: str, data: bytes) -> None:
@@ -178,8 +209,10 @@ def pull(source: Reference, output: Path, client: RegistryClient, *, roles: Iter
 
     Before a layer is fetched, :func:`check_unpackable` refuses a manifest that is no RRA's and
     declared sizes beyond ``limits`` (default: 64 GiB, 1,000,000 entries) or the free space.
-    ``unpack(layout, manifest, output, roles)`` defaults to :func:`rra_tools.oci.unpack.unpack_layers`
-    with ``limits``, which checks every tar entry and renames its work into place only at the end.
+    By default each layer is unpacked as it streams in (:func:`rra_tools.oci.unpack.unpack_layers`
+    with ``limits``: every tar entry checked, every digest verified, its work renamed into place
+    only at the end); a connection lost mid-blob falls back to fetching a verified layout first.
+    ``unpack(layout, manifest, output, roles)``, when given, is called on such a layout instead.
     """
     from .unpack import UnpackLimits
 
@@ -189,9 +222,16 @@ def pull(source: Reference, output: Path, client: RegistryClient, *, roles: Iter
         raise RegistryError(f"{output} exists and is not empty; pull into a new directory")
     parent = output.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
+    if unpack is None:
+        try:
+            return _pull_streamed(source, output, client, wanted, limits, parent)
+        except StreamBroken as exc:
+            # Nothing is left of the streamed attempt. Whole blobs are retried one by one.
+            client.emit(Progress("retry", "", 1, 2, f"{exc}; fetching every blob whole, then unpacking"))
     scratch = Path(tempfile.mkdtemp(prefix=f".{output.name}.pull-", dir=parent))
     try:
         layout = scratch / "layout"
+
         def vet(manifest: dict[str, Any], config: bytes) -> None:
             from .config import ArtifactConfig
 
@@ -204,15 +244,36 @@ def pull(source: Reference, output: Path, client: RegistryClient, *, roles: Iter
         else:
             from .unpack import unpack_layers
 
-            unpack_layers(layout, result.manifest, output, only_roles=wanted, limits=limits)
+            # fetch_layout has just checked every blob, in a scratch directory of our own.
+            unpack_layers(layout, result.manifest, output, only_roles=wanted, limits=limits, blobs_verified=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return PullResult(result.reference, result.digest, result.manifest, None, output, result.blobs, result.bytes,
                       result.roles)
 
 
+def _pull_streamed(source: Reference, output: Path, client: RegistryClient, roles: list[str] | None,
+                   limits: UnpackLimits, parent: Path) -> PullResult:
+    """Unpack each layer as it arrives: one pass over the bytes, no layout written and read
+    back. The unpacker hashes each blob as it reads it and removes its work unless every size
+    and digest matches, as it does for a layout on disk."""
+    from .config import ArtifactConfig
+    from .unpack import unpack_layers
+
+    head = _fetch_head(source, client, roles, MAX_MANIFEST_BYTES, MAX_CONFIG_BYTES)
+    config = ArtifactConfig.parse(head.config_data, str(head.manifest["config"]["digest"]))
+    check_unpackable(head.manifest, config, roles, limits, parent, where=str(source), streamed=True)
+
+    def opener(descriptor: Descriptor) -> BinaryIO:
+        stream: BlobStream = client.open_blob(source.repository, descriptor.digest, descriptor.size)
+        return cast(BinaryIO, stream)  # unpacking uses only read() and the with block, which it has
+
+    unpack_layers(opener, head.manifest, output, only_roles=roles, limits=limits, config=config)
+    return _result(source, head, None, output)
+
+
 def check_unpackable(manifest: Mapping[str, Any], config: ArtifactConfig, roles: Collection[str] | None,
-                     limits: UnpackLimits, parent: Path, *, where: str) -> None:
+                     limits: UnpackLimits, parent: Path, *, where: str, streamed: bool = False) -> None:
     """Refuse, before anything is unpacked (or fetched), an artifact that is no RRA or whose
     layers (of ``roles``) declare more than ``limits.max_total_bytes`` or than ``parent``'s free space.
 
@@ -230,8 +291,8 @@ def check_unpackable(manifest: Mapping[str, Any], config: ArtifactConfig, roles:
     if limits.max_total_bytes is not None and unpacked > limits.max_total_bytes:
         raise DocumentTooLarge(f"{where} unpacks to {unpacked:,} bytes, more than the limit of "
                                f"{limits.max_total_bytes:,}; raise it with --max-unpacked-bytes if you expect this")
-    # The blobs land in a temporary layout beside the output while the files are written.
-    needed = unpacked + sum(d.size for d, _ in chosen)
+    # Unless streamed, the blobs land in a temporary layout beside the output while the files are written.
+    needed = unpacked + (0 if streamed else sum(d.size for d, _ in chosen))
     try:
         free = shutil.disk_usage(parent).free
     except OSError:

@@ -39,6 +39,7 @@ __all__ = [
     "OCI_INDEX",
     "OCI_MANIFEST",
     "AuthenticationError",
+    "BlobStream",
     "Cancelled",
     "Fetched",
     "IntegrityError",
@@ -53,6 +54,7 @@ __all__ = [
     "RetryPolicy",
     "SizeMismatchError",
     "Stats",
+    "StreamBroken",
     "TooLargeError",
     "hasher_for",
     "header_count",
@@ -606,6 +608,22 @@ class RegistryClient:
             self.stats.bytes_down += size
         self.emit(Progress("done", digest, size, size))
 
+    def open_blob(self, repository: str, digest: str, size: int) -> BlobStream:
+        """Blob ``digest`` as a stream to read once (for unpacking while it arrives). Starting the
+        request is retried like any other; the caller hashes what it reads and checks the size
+        and digest at the end. A connection lost mid-blob raises :class:`StreamBroken`, after
+        which the caller may fall back to :meth:`download_blob`, which retries whole blobs."""
+        def start() -> requests.Response:
+            response = self._blob_response(repository, digest)
+            length = header_count(response.headers.get("Content-Length"))
+            if length is not None and length != size:
+                response.close()
+                raise SizeMismatchError(f"blob {digest}: the registry sends {length} bytes; its descriptor says {size}")
+            return response
+
+        self.emit(Progress("start", digest, 0, size))
+        return BlobStream(self, self.retrying(f"downloading blob {digest}", start, digest=digest), digest, size)
+
     def fetch_blob_bytes(self, repository: str, digest: str, size: int, max_bytes: int) -> bytes:
         """A small blob (a config) in memory, refused before reading when over ``max_bytes``."""
         if size > max_bytes:
@@ -767,6 +785,62 @@ class _FileBody:
                 done += len(chunk)
                 yield chunk
                 self._sent(done)
+
+
+class StreamBroken(RegistryError):
+    """The connection was lost in the middle of a streamed blob (see :meth:`RegistryClient.open_blob`)."""
+
+
+class BlobStream:
+    """A blob being received: ``read(n)`` gives up to ``n`` bytes, b"" at its end. Reports
+    progress like a download; closing it (or leaving its ``with`` block) ends the request."""
+
+    def __init__(self, client: RegistryClient, response: requests.Response, digest: str, size: int) -> None:
+        self._client = client
+        self._response = response
+        self._chunks = response.iter_content(CHUNK_SIZE)
+        self._piece = b""
+        self._at = 0
+        self._digest = digest
+        self._size = size
+        self.received = 0
+
+    def read(self, n: int = -1, /) -> bytes:
+        """Up to ``n`` bytes (all that remains of the current piece when ``n`` is -1)."""
+        import requests
+
+        if self._at >= len(self._piece):
+            try:
+                piece = next(self._chunks, b"")
+            except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ConnectionError) as exc:
+                raise StreamBroken(f"blob {self._digest}: the connection broke after {self.received} bytes: "
+                                   f"{_reason(exc)}") from None
+            if not piece:
+                if self.received < self._size:
+                    raise StreamBroken(f"blob {self._digest}: connection ended after {self.received} of "
+                                       f"{self._size} bytes")
+                return b""
+            self._piece, self._at = piece, 0
+            self.received += len(piece)
+            self._client.emit(Progress("bytes", self._digest, self.received, self._size))
+        left = len(self._piece) - self._at
+        take = left if n < 0 else min(n, left)
+        # A whole piece is handed on as it is: no copy on the path of the file data.
+        out = self._piece if take == len(self._piece) else self._piece[self._at:self._at + take]
+        self._at += take
+        return out
+
+    def close(self) -> None:
+        """End the request (a blob read to its end is reported done)."""
+        self._response.close()
+        if self.received == self._size and self._at >= len(self._piece):
+            self._client.emit(Progress("done", self._digest, self._size, self._size))
+
+    def __enter__(self) -> BlobStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def header_count(value: str | None) -> int | None:

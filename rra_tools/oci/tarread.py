@@ -138,8 +138,10 @@ class TarReader:
     def _check_sum(self, block: bytes) -> None:
         stored = self._number(block[148:156], "checksum")
         unsigned = sum(block[:148]) + 8 * 32 + sum(block[156:])
+        if stored == unsigned:
+            return  # the common case; the signed sum (old tars) walks the bytes in Python, so only when needed
         signed = unsigned - sum(256 for b in block[:148] + block[156:] if b > 127)
-        if stored not in (unsigned, signed):
+        if stored != signed:
             raise self._unsafe("a tar header's checksum is wrong; the layer is corrupt")
 
     def _number(self, field: bytes, what: str) -> int:

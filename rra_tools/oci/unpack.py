@@ -90,13 +90,18 @@ class UnpackResult:
 
 def unpack_layers(source: Path | str | BlobOpener, manifest: Mapping[str, Any], dest: Path | str, *,
                   only_roles: Collection[str] | None = None, limits: UnpackLimits = DEFAULT_LIMITS,
-                  config: ArtifactConfig | None = None) -> UnpackResult:
+                  config: ArtifactConfig | None = None, blobs_verified: bool = False) -> UnpackResult:
     """Unpack the layers of ``manifest`` (a parsed image manifest) into ``dest``.
 
     ``source`` is an image layout directory or a :data:`BlobOpener`. ``dest`` must not exist
     (or be an empty directory). ``only_roles`` restricts the layers unpacked. Raises a typed
     :class:`OCIError` (UnsafeLayer, DigestMismatch, SizeMismatch, UncompressedMismatch, ...)
     naming the blob digest and the entry; nothing is then left at ``dest``.
+
+    ``blobs_verified`` says the caller has just checked every layer blob against its digest
+    and size, in a place only it writes to (``pull``, which downloads them so): each blob's
+    size is still bounded as it is read, but it is not hashed a second time. A plain
+    (uncompressed) layer is hashed once at most in any case: its tar is its blob.
     """
     opener = layout_opener(Path(source)) if isinstance(source, (str, Path)) else source
     dest = Path(dest).absolute()
@@ -114,7 +119,7 @@ def unpack_layers(source: Path | str | BlobOpener, manifest: Mapping[str, Any], 
     try:
         writer = _Writer(tmp, limits)
         for descriptor, entry, compression in chosen:
-            _unpack_layer(opener, descriptor, entry, compression, writer, limits)
+            _unpack_layer(opener, descriptor, entry, compression, writer, limits, blobs_verified)
         writer.finish()
         os.chmod(tmp, 0o755)  # noqa: S103 - the normalised mode of an unpacked directory
         _move_into_place(tmp, dest)
@@ -147,13 +152,14 @@ def _move_into_place(tmp: Path, dest: Path) -> None:
 
 
 class _Bounded:
-    """Reads ``source``, hashing, and raises ``excess()`` once more than ``limit`` bytes come."""
+    """Reads ``source``, hashing (unless told not to), and raises ``excess()`` once more than
+    ``limit`` bytes come."""
 
-    def __init__(self, source: Reader, limit: int, excess: Callable[[], OCIError]) -> None:
+    def __init__(self, source: Reader, limit: int, excess: Callable[[], OCIError], *, hashing: bool = True) -> None:
         self._source = source
         self._limit = limit
         self._excess = excess
-        self.hash = hashlib.sha256()
+        self.hash = hashlib.sha256() if hashing else None
         self.count = 0
 
     def read(self, n: int = -1, /) -> bytes:
@@ -163,7 +169,8 @@ class _Bounded:
         self.count += len(data)
         if self.count > self._limit:
             raise self._excess()
-        self.hash.update(data)
+        if self.hash is not None:
+            self.hash.update(data)
         return data
 
     def drain(self) -> None:
@@ -171,20 +178,25 @@ class _Bounded:
             pass
 
     @property
-    def digest(self) -> str:
-        return "sha256:" + self.hash.hexdigest()
+    def digest(self) -> str | None:
+        """``sha256:<hex>`` of what was read; None when not hashing."""
+        return None if self.hash is None else "sha256:" + self.hash.hexdigest()
 
 
 def _unpack_layer(opener: BlobOpener, descriptor: Descriptor, entry: LayerEntry, compression: str,
-                  writer: _Writer, limits: UnpackLimits) -> None:
+                  writer: _Writer, limits: UnpackLimits, verified: bool) -> None:
     digest = descriptor.digest
     with opener(descriptor) as blob:
         raw = _Bounded(blob, descriptor.size, lambda: SizeMismatch(
-            f"layer {digest} is larger than the {descriptor.size} bytes its descriptor says", digest=digest))
+            f"layer {digest} is larger than the {descriptor.size} bytes its descriptor says", digest=digest),
+            hashing=not verified)
         try:
-            plain = _Bounded(open_decompressed(compression, raw), entry.size, lambda: UncompressedMismatch(
-                f"layer {digest} decompresses to more than the {entry.size} bytes its config declares "
-                f"(a decompression bomb, or a tampered config)", digest=digest))
+            # A plain layer's tar is its blob: the blob's hash serves for both digests.
+            plain = _Bounded(open_decompressed(compression, raw) if compression else raw, entry.size,
+                             lambda: UncompressedMismatch(
+                                 f"layer {digest} decompresses to more than the {entry.size} bytes its config "
+                                 f"declares (a decompression bomb, or a tampered config)", digest=digest),
+                             hashing=bool(compression))
             reader = TarReader(plain, digest=digest, max_meta_bytes=limits.max_meta_bytes,
                                max_name_bytes=limits.max_name_bytes)
             while (member := reader.next()) is not None:
@@ -199,9 +211,11 @@ def _unpack_layer(opener: BlobOpener, descriptor: Descriptor, entry: LayerEntry,
     if plain.count != entry.size:
         raise UncompressedMismatch(f"layer {digest} decompresses to {plain.count} bytes but its config declares "
                                    f"{entry.size}", digest=digest)
-    if plain.digest != entry.diff_id:
-        raise UncompressedMismatch(f"layer {digest} decompresses to {plain.digest} but its config declares "
-                                   f"{entry.diff_id}", digest=digest, actual=plain.digest)
+    # Past _check_blob the blob's digest is its descriptor's, whether hashed here or before.
+    actual = plain.digest if compression else digest
+    if actual != entry.diff_id:
+        raise UncompressedMismatch(f"layer {digest} decompresses to {actual} but its config declares "
+                                   f"{entry.diff_id}", digest=digest, actual=actual)
 
 
 def _check_blob(raw: _Bounded, descriptor: Descriptor, cause: OCIError | None = None) -> None:
@@ -214,7 +228,7 @@ def _check_blob(raw: _Bounded, descriptor: Descriptor, cause: OCIError | None = 
     if raw.count != descriptor.size:
         raise SizeMismatch(f"layer {descriptor.digest} is {raw.count} bytes but its descriptor says "
                            f"{descriptor.size}", digest=descriptor.digest)
-    if raw.digest != descriptor.digest:
+    if raw.digest is not None and raw.digest != descriptor.digest:
         raise DigestMismatch(f"layer {descriptor.digest} has digest {raw.digest}; the blob was altered",
                              digest=descriptor.digest, actual=raw.digest, entry=cause.entry if cause else None)
 

@@ -214,3 +214,21 @@ def test_the_cli_retries_after_an_unreadable_retry_after(registry: RegistryServi
         pulled = rra("pull", small_ref.replace(registry.host, proxy.host), "-o", str(tmp_path / "copy"))
     assert pulled.returncode == 0, pulled.stderr
     assert "retry 1/5: " in pulled.stderr and "429" in pulled.stderr and "Traceback" not in pulled.stderr
+
+
+def test_a_blob_cut_off_while_streaming_is_fetched_whole_instead(registry: RegistryService, tmp_path: Path) -> None:
+    # rra pull unpacks each layer as it arrives; a connection lost mid-blob cannot be resumed
+    # there, so the pull starts over the way --layout works (whole blobs, each retried), then unpacks.
+    data = os.urandom(3 * MIB)
+    code = tar_bytes([Member("weights.bin", data=data)])
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", code)])
+    with FaultProxy(registry.host, cut_blobs=1) as proxy:
+        ref = _ref(proxy)
+        _push(layout, ref)
+        pulled = rra("pull", ref, "-o", str(tmp_path / "copy"))
+    assert pulled.returncode == 0, pulled.stderr
+    assert proxy.injected == 1
+    assert "the connection broke after" in pulled.stderr or "connection ended after" in pulled.stderr, pulled.stderr
+    assert "fetching every blob whole, then unpacking" in pulled.stderr and "Traceback" not in pulled.stderr
+    assert (tmp_path / "copy" / "weights.bin").read_bytes() == data
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".copy.")] == []

@@ -141,7 +141,8 @@ class FaultProxy:
     """A loopback reverse proxy in front of a real registry that answers 500 to the first N
     requests of chosen kinds, then forwards everything: fault injection, not a mock.
 
-    Faults are 500s, or ``fault_status`` with ``fault_headers`` (a 429 with a Retry-After, say).
+    Faults are 500s, or ``fault_status`` with ``fault_headers`` (a 429 with a Retry-After, say);
+    ``cut_blobs`` blob GETs of 1 MiB or more are cut off halfway through their body.
     Kinds: 'head' (HEAD blob), 'upload-start' (POST uploads), 'blob-put' (PUT upload), 'blob-get',
     'manifest-get', 'manifest-put', 'other'. ``counts`` records every request seen by kind.
 
@@ -152,7 +153,7 @@ class FaultProxy:
     """
 
     def __init__(self, upstream: str, failures: dict[str, int] | None = None, referrers_api: bool = False,
-                 fault_status: int = 500, fault_headers: dict[str, bytes] | None = None) -> None:
+                 fault_status: int = 500, fault_headers: dict[str, bytes] | None = None, cut_blobs: int = 0) -> None:
         import threading
 
         self.upstream = upstream
@@ -161,6 +162,9 @@ class FaultProxy:
         #: bytes: a registry may send a Retry-After in any script).
         self.fault_status = fault_status
         self.fault_headers = dict(fault_headers or {})
+        #: Blob GETs (of 1 MiB or more: layers, not configs) to answer with their headers and only
+        #: half their body, then a closed connection.
+        self.cut_blobs = cut_blobs
         self.counts: dict[str, int] = {}
         self.injected = 0
         self.referrers_api = referrers_api
@@ -270,11 +274,22 @@ class FaultProxy:
                 data = response.read()
                 self._reply(h, response.status, data, headers)
                 return
+            with self._lock:
+                cut = (kind == "blob-get" and response.status == 200 and self.cut_blobs > 0
+                       and int(declared) >= 1 << 20)
+                if cut:
+                    self.cut_blobs -= 1
+                    self.injected += 1
             h.send_response(response.status)
             for key, value in headers.items():
                 h.send_header(key, value)
             h.send_header("Content-Length", declared)
             h.end_headers()
+            if cut:  # a connection lost mid-blob: half the body, then nothing
+                h.wfile.write(response.read(int(declared) // 2))
+                h.wfile.flush()
+                h.close_connection = True
+                return
             while chunk := response.read(1 << 20):
                 h.wfile.write(chunk)
         except OSError:

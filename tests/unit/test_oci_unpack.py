@@ -202,6 +202,35 @@ def test_uncompressed_digest_is_verified(tmp_path: Path) -> None:
     _assert_nothing_left(tmp_path / "out")
 
 
+@pytest.mark.parametrize("verified", [False, True], ids=["hashed-here", "blobs-verified"])
+@pytest.mark.parametrize("compression", ["", "zstd"])
+def test_sizes_and_uncompressed_digests_are_checked_even_for_verified_blobs(tmp_path: Path, compression: str,
+                                                                            verified: bool) -> None:
+    # blobs_verified (pull, which has just checked each blob) skips hashing the blob again, and
+    # a plain layer is hashed once at most: neither may skip the checks that remain.
+    raw = tar_bytes([Member("a.py", data=b"x" * 3000)])
+    blob_bytes = compress(raw, compression)
+    wrong = "sha256:" + "0" * 64
+    layout = build_layout(tmp_path / "diff", [manifest_layer(), Layer("code", blob_bytes, compression, tar=raw,
+                                                                       declared_diff_id=wrong)])
+    actual = "sha256:" + hashlib.sha256(raw).hexdigest()
+    with pytest.raises(UncompressedMismatch) as caught:
+        _unpack(layout, tmp_path / "out", blobs_verified=verified)
+    assert str(caught.value).endswith(f"decompresses to {actual} but its config declares {wrong}")
+    assert caught.value.actual == actual
+    layout = build_layout(tmp_path / "size", [manifest_layer(), Layer("code", blob_bytes, compression, tar=raw,
+                                                                       descriptor_size=len(blob_bytes) - 1)])
+    with pytest.raises(SizeMismatch, match="is larger than the"):
+        _unpack(layout, tmp_path / "out", blobs_verified=verified)
+    layout = build_layout(tmp_path / "short", [manifest_layer(), Layer("code", blob_bytes, compression, tar=raw,
+                                                                        declared_size=len(raw) - 1)])
+    with pytest.raises((UncompressedMismatch, SizeMismatch)):
+        _unpack(layout, tmp_path / "out", blobs_verified=verified)
+    _assert_nothing_left(tmp_path / "out")
+    good = build_layout(tmp_path / "good", [manifest_layer(), Layer("code", blob_bytes, compression, tar=raw)])
+    assert _unpack(good, tmp_path / "out", blobs_verified=verified).bytes > 3000
+
+
 def _bomb(size: int) -> bytes:
     """A zstd tar stream holding one file of ``size`` zero bytes, compressed as it is generated."""
     comp = make_compressor("zstd")
