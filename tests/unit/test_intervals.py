@@ -73,3 +73,11 @@ def test_aggregate_of_nothing_and_unknown_ways() -> None:
     with pytest.raises(ValueError, match="unknown aggregation 'mode'"):
         aggregate([1.0], "mode")
     assert aggregate([3.0, 1.0, 2.0], "median") == 2.0 and aggregate([7.0], "single") == 7.0
+
+
+@pytest.mark.parametrize("t", [-3.0, -0.4, 0.0, 0.3, 0.9999, 1.0, 2.5])
+@pytest.mark.parametrize("df", [1, 4, 30])
+def test_t_cdf_matches_scipy_on_both_sides_of_zero(t: float, df: int) -> None:
+    from rra_tools.intervals import _t_cdf
+
+    assert _t_cdf(t, df) == pytest.approx(stats.t.cdf(t, df), rel=1e-10)
