@@ -241,9 +241,9 @@ def _inline(rest: str) -> Any:
         if first in _KEYWORD_FIRST:
             # Only these words start with a letter and are not strings (YAML 1.2 core schema).
             return _KEYWORDS.get(value, value)
-        if value.isdigit() and value.isascii():
+        if len(value) < 19 and value.isdigit() and value.isascii():
             return int(value)
-        return _resolve_plain(value)
+        return _resolved(value)
     if first == '"':
         m = _DOUBLE.match(rest)
         if m is None:
@@ -308,6 +308,13 @@ def _plain(value: str) -> Any:
         return value
     if first in _KEYWORD_FIRST:
         return _KEYWORDS.get(value, value)
-    if value.isdigit() and value.isascii():
+    if len(value) < 19 and value.isdigit() and value.isascii():
         return int(value)
-    return _resolve_plain(value)
+    return _resolved(value)
+
+
+def _resolved(value: str) -> Any:
+    try:
+        return _resolve_plain(value)
+    except ValueError:  # an integer too long to convert: the located reader says where
+        raise _GiveUp from None

@@ -405,7 +405,14 @@ class _YamlBuilder:
                 if event.implicit[0] and value == "" and not event.style:
                     return None
                 return value
-            return resolve_plain(value)
+            try:
+                return resolve_plain(value)
+            except ValueError:
+                # An integer with more digits than Python converts in linear time (4,300 by
+                # default): a located finding, never a traceback.
+                raise LoadError(Problem(
+                    "RRA006", f"integer {value[:12]}... has {len(value)} digits, more than a manifest can carry",
+                    *pos, "quote it if it is text rather than a number")) from None
         if tag.startswith("!!"):
             tag = _CORE + tag[2:]
         name = tag[len(_CORE):] if tag.startswith(_CORE) else None

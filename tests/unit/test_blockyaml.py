@@ -238,3 +238,17 @@ def test_positions_are_found_on_demand() -> None:
     assert loaded.source._positions is None  # read by the fast reader: no positions yet
     pos = loaded.position(("launchers", 0, "argv", 1))
     assert pos is not None and (pos.line, pos.column) == (4, 18)
+
+
+@pytest.mark.parametrize("text", [
+    "id: x\nseed: " + "1" * 5000 + "\n",                  # fast reader: gives up, located reader: finding
+    "id: x\nseeds: [1, " + "2" * 5000 + "]\n",
+    '{"id": "x", "seed": ' + "1" * 5000 + "}\n",          # JSON: the YAML reader locates it
+])
+def test_an_integer_too_long_to_convert_is_a_located_finding(text: str) -> None:
+    # Python refuses to convert more than 4,300 digits (quadratic time); a traceback before.
+    with pytest.raises(LoadError) as info:
+        load_manifest_bytes(text.encode())
+    problem = info.value.problem
+    assert (problem.code, problem.line) == ("RRA006", 2 if not text.startswith("{") else 1)
+    assert problem.message.endswith("has 5000 digits, more than a manifest can carry")
