@@ -12,7 +12,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "rra-run-record-1.0.schema.json"
+from rra_tools import FORMAT_VERSIONS
+
+SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / f"rra-run-record-{FORMAT_VERSIONS['run-record']}.schema.json"
 
 
 @pytest.fixture(autouse=True, scope="session")

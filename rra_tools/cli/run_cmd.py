@@ -97,7 +97,8 @@ class _Terminal:
 
 def _describe(result: RunResult, root: Any) -> str:
     record = result.record
-    seed = "noseed" if record["seed"] is None else f"seed {record['seed']}"
+    seed = f"seed {record['seed']}" if record["seed"] is not None else (
+        f"repeat {record['repeat']}" if record.get("repeat") is not None else "noseed")
     where = result.record_path.relative_to(root) if result.record_path.is_relative_to(root) else result.record_path
     exit_text = "no exit status" if record["exit_status"] is None else f"exit {record['exit_status']}"
     return f"{record['launcher']} {seed}: {record['status']}, {exit_text}, {record['duration_s']:.1f} s -> {where}"
@@ -128,6 +129,7 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
     a manifest with errors is not run unless ``force``."""
     from ..errors import RRAError
     from ..run import PlanHooks, RunOptions, execute, load_artifact, parse_overrides, plan_runs, run_plans
+    from ..run.records import redact_values
     from ..run.gpus import inventory
 
     term = _Terminal(quiet)
@@ -175,8 +177,10 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
         run_one = container.execute
 
     def started(plan: RunPlan, i: int, total: int) -> None:
-        seed_text = "noseed" if plan.seed is None else f"seed {plan.seed}"
-        term.say(f"run {plan.launcher.id} {seed_text} ({i}/{total}): {' '.join(plan.argv)}")
+        seed_text = f"seed {plan.seed}" if plan.seed is not None else (
+            f"repeat {plan.repeat}" if plan.repeat is not None else "noseed")
+        shown = redact_values(list(plan.argv), plan.secret_values)  # a secret is never shown
+        term.say(f"run {plan.launcher.id} {seed_text} ({i}/{total}): {' '.join(shown)}")
 
     def finished(result: RunResult) -> None:
         term.say(_describe(result, artifact.root))
@@ -202,7 +206,8 @@ def execute_runs(artifact_path: str, launcher: str | None, seed: int | None, all
 @click.command("run")
 @click.argument("args", nargs=-1, metavar="[ARTIFACT] [LAUNCHER]")
 @click.option("--seed", type=int, default=None, help="Run this seed.  [default: the launcher's first seed]")
-@click.option("--all-seeds", is_flag=True, help="Run every seed the launcher declares.")
+@click.option("--all-seeds", is_flag=True,
+              help="Run every seed the launcher declares (a seedless launcher: each of its repeats).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="Override a parameter (checked against its type and choices); repeatable.")
 @click.option("--all", "run_all", is_flag=True, help="Run every launcher, dependencies first, with all its seeds.")
@@ -282,7 +287,8 @@ def render_results(results: Results, fmt: str) -> str:
                          f"n={c.interval.n})")
         else:
             lines.append("  interval  -")
-        values = ", ".join(f"{'noseed' if s is None else s}: {_num(v)}" for s, v, _ in c.values) or "none"
+        values = ", ".join(f"{s if s is not None else f'repeat {n}' if n is not None else 'noseed'}: {_num(v)}"
+                           for s, n, v, _ in c.values) or "none"
         lines.append(f"  values    {values}")
         lines.append(f"  obtained  {_num(c.obtained)}{unit}")
         verdict = {True: "inside", False: "OUTSIDE", None: "no verdict"}[c.inside]
@@ -308,7 +314,8 @@ def results_command(artifact: str, fmt: str) -> None:
     """Per claim: reported value, acceptance interval, obtained values, inside or outside; and
     the levels the artifact meets.
 
-    Obtained values come from the newest successful run record of each (launcher, seed); a seed
+    Obtained values come from the newest successful run record of each (launcher, seed), or of
+    each (launcher, repeat) for a seedless launcher; a seed
     whose newest run did not succeed is listed as NOT OK. A run directory that a killed rra run
     left without a record is finished as interrupted. Exit status: 0 when every claim is inside
     its interval, 1 otherwise, 2 for an unusable manifest.

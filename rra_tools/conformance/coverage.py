@@ -25,7 +25,6 @@ CLASS_TAGS = frozenset({"required", "optional", *FEATURE_TAGS})
 #: Rules no case can express, and why; each is tested elsewhere (named in the reason).
 NOT_EXPRESSIBLE = {
     "RRA008": "only a caller's time budget triggers it (tests/unit/test_rules.py)",
-    "RRA102": "no field is newer than 1.0 yet (mechanism: tests/unit/test_rules.py)",
     "RRA115": "every keyword of the 1.0 schema maps to RRA110-RRA114 (tests/unit/test_rule_docs.py)",
 }
 

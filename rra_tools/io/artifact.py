@@ -126,7 +126,10 @@ def checked_manifest(manifest_path: Path, raw: bytes) -> tuple[dict[str, Any], s
         where = f"{manifest_path}:{p.line}:{p.column}" if p.line is not None else f"{manifest_path}"
         raise ArtifactError(f"{where}: {p.message}") from None
     data = loaded.data
-    if compiled_is_valid(data) is not True:
+    from .limits import out_of_range_integers
+
+    # The compiled validator reads an integer beyond 64 bits as a float and may accept it.
+    if next(out_of_range_integers(data), None) is not None or compiled_is_valid(data) is not True:
         problem = _schema_problem(data)
         if problem is not None:
             message, where, count = problem
@@ -148,8 +151,13 @@ def _schema_problem(data: Any) -> tuple[str, str, int] | None:
     Only reached when the compiled validator is missing or said "invalid"; ``rra validate``
     lists every problem with its position.
     """
+    from .limits import out_of_range_integers, out_of_range_message
     from .schemas import import_jsonschema_lean, load_schema
 
+    huge = list(out_of_range_integers(data))
+    if huge:  # jsonschema has no bound for most numbers; the standard does (spec/02-manifest.md#numbers)
+        path, value = huge[0]
+        return out_of_range_message(value), "/".join(str(part) for part in path), len(huge)
     jsonschema = import_jsonschema_lean()
     errors = list(jsonschema.Draft202012Validator(load_schema()).iter_errors(data))
     if not errors:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-__all__ = ["MAX_DEPTH", "MAX_MANIFEST_BYTES", "MAX_NODES"]
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+__all__ = ["INT_MAX", "INT_MIN", "MAX_DEPTH", "MAX_MANIFEST_BYTES", "MAX_NODES", "out_of_range_integers", "out_of_range_message"]
 
 #: Largest manifest file read, in bytes (16 MiB): 10,000 launchers and 10,000 claims with five
 #: observations each come to about 15 MiB of compact JSON.
@@ -13,3 +16,36 @@ MAX_NODES = 2_000_000
 
 #: Deepest nesting of mappings and sequences; the standard's documents need fewer than 10.
 MAX_DEPTH = 64
+
+#: The integers a manifest may carry (spec/02-manifest.md#numbers): signed 64-bit, so every
+#: implementation holds them exactly (JSON parsers that read numbers as binary64 do not: write
+#: seeds above 2^53 as they are, and they still fit).
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+
+
+def out_of_range_integers(data: Any) -> Iterator[tuple[tuple[str | int, ...], int]]:
+    """(JSON pointer, value) of every integer of ``data`` outside INT_MIN..INT_MAX, in document
+    order, wherever it is (extensions and data maps included).
+
+    >>> list(out_of_range_integers({"a": [1, 2**63], "b": -2**63}))
+    [(('a', 1), 9223372036854775808)]
+    """
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), data)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, Mapping):
+            stack.extend(((*path, k), v) for k, v in reversed(list(node.items())))
+        elif isinstance(node, list):
+            stack.extend(((*path, i), v) for i, v in reversed(list(enumerate(node))))
+        elif isinstance(node, int) and not isinstance(node, bool) and not INT_MIN <= node <= INT_MAX:
+            yield path, node
+
+
+def out_of_range_message(value: int) -> str:
+    """What is wrong with an integer outside INT_MIN..INT_MAX, without printing thousands of digits."""
+    # str() of an integer of more than 4300 digits raises; the reader caps literals below that.
+    digits = len(str(value).lstrip("-")) if value.bit_length() < 14_000 else None
+    shown = f"an integer of {digits} digits" if digits and digits > 40 else str(value)
+    if digits is None or digits >= 4300:
+        shown = "an integer of 4300 digits or more"
+    return f"{shown} is out of range: integers must lie between -2^63 and 2^63-1"

@@ -44,8 +44,9 @@ class ParameterSpec(NamedTuple):
     """A typed launcher parameter, substituted into argv as ``{name}``."""
 
     type: str
-    default: ParamValue
+    default: ParamValue | None = None
     choices: list[ParamValue] | None = None
+    secret: bool = False
 
 
 class ResourcesSpec(NamedTuple):
@@ -77,6 +78,8 @@ class LauncherSpec(NamedTuple):
     seeds: list[int] = []
     depends_on: list[str] = []
     outputs: list[OutputSpec] = []
+    repeats: int = 1
+    secrets: list[str] = []
 
 
 class CsvSpec(NamedTuple):
@@ -96,13 +99,14 @@ class RegexSpec(NamedTuple):
 
 
 class ExtractSpec(NamedTuple):
-    """How to read the metric out of one declared output; exactly one method is given."""
+    """How to read the metric out of one declared output or a standard stream of the run; exactly one"""
 
-    output: str
+    output: str | None = None
     json_pointer: str | None = None
     csv: CsvSpec | None = None
     regex: RegexSpec | None = None
     scale: float = 1.0
+    stream: str | None = None
 
 
 class MetricSpec(NamedTuple):
@@ -124,7 +128,8 @@ class ObservationSpec(NamedTuple):
     """One independent run's value of the claim's metric."""
 
     value: float
-    seed: int
+    seed: int | None = None
+    repeat: int | None = None
 
 
 class ReferenceSpec(NamedTuple):
@@ -180,8 +185,9 @@ class ManifestSpec(NamedTuple):
 def _parameter_spec(d: Mapping[str, Any]) -> ParameterSpec:
     return ParameterSpec(
         type=d["type"],
-        default=d["default"],
+        default=d.get("default", None),
         choices=(None if (v := d.get("choices", None)) is None else list(v)),
+        secret=d.get("secret", False),
     )
 
 
@@ -189,7 +195,7 @@ def _resources_spec(d: Mapping[str, Any]) -> ResourcesSpec:
     return ResourcesSpec(
         timeout_s=float(d["timeout_s"]),
         expected_runtime_s=float(d["expected_runtime_s"]),
-        gpus=d.get("gpus", 0),
+        gpus=int(d.get("gpus", 0)),
     )
 
 
@@ -210,16 +216,18 @@ def _launcher_spec(d: Mapping[str, Any]) -> LauncherSpec:
         env=dict(d.get("env", {})),
         parameters={key: _parameter_spec(value) for key, value in d.get("parameters", {}).items()},
         stochastic=d.get("stochastic", True),
-        seeds=list(d.get("seeds", [])),
+        seeds=[int(item) for item in d.get("seeds", [])],
         depends_on=list(d.get("depends_on", [])),
         outputs=[_output_spec(item) for item in d.get("outputs", [])],
+        repeats=int(d.get("repeats", 1)),
+        secrets=list(d.get("secrets", [])),
     )
 
 
 def _csv_spec(d: Mapping[str, Any]) -> CsvSpec:
     return CsvSpec(
         column=d["column"],
-        row_index=d.get("row_index", None),
+        row_index=(None if (v := d.get("row_index", None)) is None else int(v)),
         where=(None if (v := d.get("where", None)) is None else dict(v)),
     )
 
@@ -227,18 +235,19 @@ def _csv_spec(d: Mapping[str, Any]) -> CsvSpec:
 def _regex_spec(d: Mapping[str, Any]) -> RegexSpec:
     return RegexSpec(
         pattern=d["pattern"],
-        group=d.get("group", 1),
+        group=int(d.get("group", 1)),
         occurrence=d.get("occurrence", "last"),
     )
 
 
 def _extract_spec(d: Mapping[str, Any]) -> ExtractSpec:
     return ExtractSpec(
-        output=d["output"],
+        output=d.get("output", None),
         json_pointer=d.get("json_pointer", None),
         csv=(None if (v := d.get("csv", None)) is None else _csv_spec(v)),
         regex=(None if (v := d.get("regex", None)) is None else _regex_spec(v)),
         scale=float(d.get("scale", 1.0)),
+        stream=d.get("stream", None),
     )
 
 
@@ -253,14 +262,15 @@ def _metric_spec(d: Mapping[str, Any]) -> MetricSpec:
 def _reported_spec(d: Mapping[str, Any]) -> ReportedSpec:
     return ReportedSpec(
         value=float(d["value"]),
-        precision=d["precision"],
+        precision=int(d["precision"]),
     )
 
 
 def _observation_spec(d: Mapping[str, Any]) -> ObservationSpec:
     return ObservationSpec(
         value=float(d["value"]),
-        seed=d["seed"],
+        seed=(None if (v := d.get("seed", None)) is None else int(v)),
+        repeat=(None if (v := d.get("repeat", None)) is None else int(v)),
     )
 
 

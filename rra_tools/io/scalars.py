@@ -12,7 +12,7 @@ import math
 import re
 from typing import Any
 
-__all__ = ["BOOL", "FLOAT", "INT", "NULL", "resolve_plain", "to_float", "to_int"]
+__all__ = ["BOOL", "FLOAT", "INT", "MAX_DECIMAL_DIGITS", "NULL", "resolve_plain", "to_float", "to_int"]
 
 #: Plain scalars that are null, booleans, integers and floats under the YAML 1.2 core schema.
 NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
@@ -36,12 +36,22 @@ def resolve_plain(value: str) -> Any:
     return value
 
 
+#: Decimal integer literals with more significant digits than this are not converted: Python
+#: refuses them (and int() of a long decimal string takes quadratic time). Such a literal reads as
+#: a stand-in of the same sign and 4300 digits, still far outside the 64-bit range a manifest may
+#: carry, which the validator reports as RRA114 (spec/02-manifest.md#numbers).
+MAX_DECIMAL_DIGITS = 4300
+
+
 def to_int(value: str) -> int:
     """A core-schema integer (decimal, ``0o`` octal or ``0x`` hex) matched by :data:`INT`."""
     if value.startswith("0o"):
         return int(value[2:], 8)
     if value.startswith("0x"):
         return int(value[2:], 16)
+    if len(value.lstrip("+-").lstrip("0")) > MAX_DECIMAL_DIGITS:
+        stand_in: int = 10 ** (MAX_DECIMAL_DIGITS - 1)
+        return -stand_in if value.startswith("-") else stand_in
     return int(value, 10)
 
 

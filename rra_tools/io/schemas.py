@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .. import SPEC_VERSION
+from .. import FORMAT_VERSIONS
 from ..errors import ExitStatus, RRAError
 
 __all__ = ["SchemaNotFound", "compiled_is_valid", "import_jsonschema_lean", "load_schema", "schema_bytes", "schema_path"]
@@ -26,7 +26,7 @@ class SchemaNotFound(RRAError):
 
 def schema_path(name: str = "manifest") -> Path:
     """Location of the published schema ``name`` in a wheel or a source checkout."""
-    file = f"rra-{name}-{SPEC_VERSION}.schema.json"
+    file = f"rra-{name}-{FORMAT_VERSIONS[name]}.schema.json"
     package = Path(__file__).resolve().parent.parent
     for candidate in (package / "_schemas" / file, package.parent / "schemas" / file):
         if candidate.is_file():

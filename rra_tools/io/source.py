@@ -143,7 +143,7 @@ def _parse_json(text: str) -> SourceDocument | None:
         raise ValueError(name)
 
     try:
-        data = json.loads(text, object_pairs_hook=pairs, parse_constant=no_constants)
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=no_constants, parse_int=to_int)
     except (ValueError, RecursionError):
         # Not strict JSON (or too deep for the C decoder): the YAML reader reports it precisely.
         return None

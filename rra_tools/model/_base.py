@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-__all__ = ["EXTENSION_PATTERN", "VISIBLE", "Id", "RelPath", "RRAModel", "Sha256"]
+__all__ = ["EXTENSION_PATTERN", "INT_MAX", "INT_MIN", "VISIBLE", "Id", "RelPath", "RRAModel", "Sha256", "added"]
 
 #: Keys matching this pattern are extensions: any object may carry them and tools ignore them.
 EXTENSION_PATTERN = r"^x-"
@@ -18,10 +18,26 @@ EXTENSION_PATTERN = r"^x-"
 VISIBLE = r"[^\s\x00-\x1f\x7f-\x9f\ufeff]"
 
 
-def _close_with_extensions(schema: dict[str, Any]) -> None:
+#: Bounds of every integer a manifest may carry (spec/02-manifest.md#numbers): signed 64-bit.
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+
+
+def added(version: str) -> dict[str, Any]:
+    """The ``json_schema_extra`` of a field added in ``version`` of the standard: the schema marks
+    it ``x-rra-added``, and a manifest declaring an older version that uses it is RRA102."""
+    return {"x-rra-added": version}
+
+
+def _close_with_extensions(schema: dict[str, Any], cls: type[Any]) -> None:
     # pydantic renders extra="allow" as an open object; the standard is closed except for x-* keys.
     schema["additionalProperties"] = False
     schema["patternProperties"] = {EXTENSION_PATTERN: {}}
+    # A field that 1.0 required and a later minor version lets another field replace: the object
+    # needs one of them (a minor version may not make a field required, so the alternative is
+    # spelled as anyOf, and a 1.0 manifest keeps meaning what it meant).
+    alternatives: tuple[dict[str, Any], ...] = getattr(cls, "_rra_any_of", ())
+    if alternatives:
+        schema["anyOf"] = [dict(a) for a in alternatives]
 
 
 class RRAModel(BaseModel):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import Field, StringConstraints, model_validator
 
-from ._base import Id, RelPath, RRAModel
+from ._base import INT_MAX, Id, RelPath, RRAModel, added
+from .launchers import REPEATS_MAX
 
 __all__ = [
     "Aggregation",
@@ -19,10 +20,12 @@ __all__ = [
     "Metric",
     "Observation",
     "PaperLocation",
+    "Provenance",
     "Reference",
     "RegexExtract",
     "Reported",
     "StabilityClass",
+    "Stream",
 ]
 
 
@@ -48,6 +51,20 @@ class StabilityClass(str, Enum):
 
     STABLE = "stable"
     VARIABLE = "variable"
+
+
+class Stream(str, Enum):
+    """A standard stream of the launcher's process, captured by the tool that runs it."""
+
+    STDOUT = "stdout"
+    STDERR = "stderr"
+
+
+class CodeOrigin(str, Enum):
+    """Which code a reference run ran."""
+
+    RAW = "raw"
+    REFINED = "refined"
 
 
 class PaperLocation(RRAModel):
@@ -83,22 +100,39 @@ class RegexExtract(RRAModel):
     """A number matched by a regular expression in a log or text output."""
 
     pattern: Annotated[str, StringConstraints(min_length=1)] = Field(
-        description="Python regular expression with one capturing group around the number."
+        description="Regular expression in the portable subset of spec/02-manifest.md#regular-expressions, "
+        "with a capturing group around the number."
     )
     group: int = Field(default=1, ge=0, description="Capturing group holding the number.")
     occurrence: Literal["first", "last"] = Field(default="last", description="Which match counts.")
 
 
 class Extract(RRAModel):
-    """How to read the metric out of one declared output; exactly one method is given."""
+    """How to read the metric out of one declared output or a standard stream of the run; exactly one
+    source and one method are given."""
 
-    output: Id = Field(description="Id of an output declared by the claim's launcher.")
+    _rra_any_of: ClassVar[tuple[dict[str, Any], ...]] = ({"required": ["output"]}, {"required": ["stream"]})
+
+    output: Id | None = Field(
+        default=None, description="Id of an output declared by the claim's launcher; required unless "
+        "'stream' is given.")
+    stream: Stream | None = Field(
+        default=None, json_schema_extra=added("1.1"),
+        description="'stdout' or 'stderr': read the launcher's captured standard output or error instead "
+        "of a declared output.",
+    )
     json_pointer: Annotated[str, StringConstraints(pattern=r"^(/([^~/]|~[01])*)*$")] | None = Field(
         default=None, description="RFC 6901 JSON pointer into a JSON output."
     )
     csv: CsvExtract | None = Field(default=None, description="Column and row of a CSV output.")
     regex: RegexExtract | None = Field(default=None, description="Regular expression over a log.")
     scale: float = Field(default=1.0, description="Factor applied to the extracted value, e.g. 100 for %.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Extract:
+        if (self.output is None) == (self.stream is None):
+            raise ValueError("extract needs exactly one of 'output' and 'stream'")
+        return self
 
 
 class Reported(RRAModel):
@@ -119,13 +153,52 @@ class Fingerprint(RRAModel):
     )
 
 
+class Provenance(RRAModel):
+    """Who or what produced a reference observation, from which code, on which machine."""
+
+    by: Annotated[str, StringConstraints(min_length=1)] = Field(
+        description="The person or tool that ran it, e.g. 'Jun Park' or 'ci: github-actions'."
+    )
+    code: CodeOrigin = Field(
+        description="'raw': the upstream commit as published; 'refined': this artifact's code."
+    )
+    revision: Annotated[str, StringConstraints(min_length=1)] | None = Field(
+        default=None, description="The commit id (raw) or artifact digest (refined) that ran."
+    )
+    machine: Annotated[str, StringConstraints(min_length=1)] = Field(
+        description="A name for the machine, distinct machines having distinct names, e.g. 'lab-a100-3'."
+    )
+    date: Annotated[str, StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")] | None = Field(
+        default=None, description="Day of the run, YYYY-MM-DD."
+    )
+
+
 class Observation(RRAModel):
     """One independent run's value of the claim's metric."""
 
+    # A stochastic launcher's runs are told apart by seed, a deterministic one's by repeat index.
+    _rra_any_of: ClassVar[tuple[dict[str, Any], ...]] = ({"required": ["seed"]}, {"required": ["repeat"]})
+
     value: float = Field(description="Obtained value, after extraction and scaling.")
-    seed: int = Field(ge=0, le=2**63 - 1, description="Seed of the run.")
+    seed: int | None = Field(
+        default=None, ge=0, le=INT_MAX,
+        description="Seed of the run (a stochastic launcher); required unless 'repeat' is given.")
+    repeat: int | None = Field(
+        default=None, ge=0, le=REPEATS_MAX - 1, json_schema_extra=added("1.1"),
+        description="Index of the run among the repeats of a launcher that is not stochastic.",
+    )
     fingerprint: Fingerprint
     run_record: RelPath | None = Field(default=None, description="Run record of the run, if kept.")
+    provenance: Provenance | None = Field(
+        default=None, json_schema_extra=added("1.1"),
+        description="Who produced the observation, from which code, on which machine.",
+    )
+
+    @model_validator(mode="after")
+    def _seed_or_repeat(self) -> Observation:
+        if (self.seed is None) == (self.repeat is None):
+            raise ValueError("an observation gives exactly one of 'seed' and 'repeat'")
+        return self
 
 
 class Reference(RRAModel):

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any, ClassVar
 
-from pydantic import Field, StringConstraints
+from pydantic import Field, StringConstraints, model_validator
 
-from ._base import Id, RelPath, RRAModel
+from ._base import INT_MAX, Id, RelPath, RRAModel, added
 
-__all__ = ["Launcher", "Output", "OutputFormat", "Parameter", "ParameterType", "Resources"]
+__all__ = ["REPEATS_MAX", "Launcher", "Output", "OutputFormat", "Parameter", "ParameterType", "Resources"]
+
+#: Most repeated runs a launcher that is not stochastic may declare.
+REPEATS_MAX = 10_000
 
 ParamName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
 EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
@@ -39,12 +42,28 @@ class OutputFormat(str, Enum):
 class Parameter(RRAModel):
     """A typed launcher parameter, substituted into argv as ``{name}``."""
 
+    # Every parameter has a default, except a secret one, whose value is never written down.
+    _rra_any_of: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"required": ["default"]}, {"required": ["secret"], "properties": {"secret": {"const": True}}})
+
     type: ParameterType = Field(description="'int', 'float', 'str', 'bool' or 'path'.")
-    default: int | float | str | bool = Field(description="Value used when none is given.")
+    default: int | float | str | bool | None = Field(
+        default=None, description="Value used when none is given; required unless the parameter is secret.")
     description: str | None = Field(default=None, description="What the parameter controls.")
     choices: list[int | float | str | bool] | None = Field(
         default=None, min_length=1, description="Allowed values, when restricted."
     )
+    secret: bool = Field(
+        default=False, json_schema_extra=added("1.1"),
+        description="The value is supplied at run time from the caller's environment variable of the "
+        "parameter's name and is never stored: no default, and '[redacted]' in records and logs.",
+    )
+
+    @model_validator(mode="after")
+    def _default_unless_secret(self) -> Parameter:
+        if self.default is None and not self.secret:
+            raise ValueError("a parameter that is not secret needs a default")
+        return self
 
 
 class Resources(RRAModel):
@@ -52,7 +71,7 @@ class Resources(RRAModel):
 
     gpus: int = Field(default=0, ge=0, le=4096, description="Accelerators one run needs.")
     gpu_memory_gib: float | None = Field(default=None, gt=0, description="Memory per accelerator, GiB.")
-    cpus: int | None = Field(default=None, ge=1, description="CPU cores one run needs.")
+    cpus: int | None = Field(default=None, ge=1, le=INT_MAX, description="CPU cores one run needs.")
     ram_gib: float | None = Field(default=None, gt=0, description="Main memory one run needs, GiB.")
     timeout_s: float = Field(gt=0, description="Wall-clock limit of one run, seconds.")
     expected_runtime_s: float = Field(gt=0, description="Typical wall-clock time of one run, seconds.")
@@ -87,8 +106,18 @@ class Launcher(RRAModel):
     stochastic: bool = Field(
         default=True, description="Whether results depend on a random seed; stochastic launchers declare seeds."
     )
-    seeds: list[Annotated[int, Field(ge=0, le=2**63 - 1)]] = Field(
+    seeds: list[Annotated[int, Field(ge=0, le=INT_MAX)]] = Field(
         default_factory=list, description="Seeds a full reproduction runs, in order."
+    )
+    repeats: int = Field(
+        default=1, ge=1, le=REPEATS_MAX, json_schema_extra=added("1.1"),
+        description="Runs of a launcher that is not stochastic in a full reproduction: the same command, "
+        "repeated to measure the variation a seed does not control; runs are numbered 0 to repeats - 1.",
+    )
+    secrets: list[EnvName] = Field(
+        default_factory=list, json_schema_extra=added("1.1"),
+        description="Environment variables supplied at run time from the caller's environment and never "
+        "stored: their values are '[redacted]' in run records and logs.",
     )
     resources: Resources = Field(description="Resources, timeout and expected runtime of one run.")
     depends_on: list[Id] = Field(default_factory=list, description="Launchers that must run first.")

@@ -13,6 +13,7 @@ from pydantic import Field, StringConstraints, WithJsonSchema
 
 from .vocab import RECORD_VERSION, Executor, LogStream, RunStatus
 from ._base import Id, RRAModel, Sha256
+from .launchers import REPEATS_MAX
 
 __all__ = [
     "RECORD_VERSION",
@@ -140,7 +141,8 @@ NullableInt = Annotated[int | None, WithJsonSchema({"type": ["integer", "null"]}
 class RunRecord(RRAModel):
     """One execution of one launcher: what ran, where, how it ended, and what it produced."""
 
-    record_version: Literal["1.0"] = Field(description="Version of the run-record format.")
+    record_version: Literal["1.0", "1.1"] = Field(
+        description="Version of the run-record format; 1.1 added 'repeat' and 'secrets'.")
     artifact_id: Id = Field(description="Id of the artifact (the manifest's 'id').")
     artifact_digest: Sha256 = Field(
         description="SHA-256 of the manifest's canonical JSON (sorted keys, no insignificant "
@@ -153,6 +155,11 @@ class RunRecord(RRAModel):
         default_factory=dict, description="Value of every launcher parameter in this run."
     )
     seed: NullableInt = Field(description="Seed of the run; null for a launcher that is not stochastic.")
+    repeat: int | None = Field(
+        default=None, ge=0, le=REPEATS_MAX - 1,
+        description="Index of the run among the repeated runs of a launcher that is not stochastic "
+        "(0 to repeats - 1); absent for a stochastic launcher.",
+    )
     started: Timestamp = Field(description="When the process started, UTC.")
     ended: Timestamp = Field(description="When the run ended, UTC.")
     duration_s: float = Field(ge=0, description="Wall-clock seconds from start to end.")
@@ -176,8 +183,14 @@ class RunRecord(RRAModel):
     )
     environment: dict[str, str] = Field(
         default_factory=dict,
-        description="The process's complete environment; values of names containing TOKEN, KEY, "
-        "SECRET, PASSWORD, PASSWD or CREDENTIAL are '[redacted]'.",
+        description="The process's complete environment; values of the launcher's secrets and of "
+        "names containing TOKEN, KEY, SECRET, PASSWORD, PASSWD or CREDENTIAL are '[redacted]'.",
+    )
+    secrets: list[str] = Field(
+        default_factory=list,
+        description="Names of the launcher's secret variables and parameters whose values the run "
+        "received; every occurrence of their values in argv, parameters, environment and the logs "
+        "is replaced by '[redacted]'.",
     )
     outputs: list[OutputFile] = Field(default_factory=list, description="Declared outputs produced.")
     missing_outputs: list[MissingOutput] = Field(

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-from .. import SPEC_VERSION
+from .. import FORMAT_VERSIONS
 
 __all__ = ["SCHEMA_BASE_URL", "generated_schemas", "render_schema", "schema_for"]
 
@@ -48,7 +48,7 @@ def schema_for(model: type[BaseModel], name: str) -> dict[str, Any]:
     body = model.model_json_schema(schema_generator=_RRASchemaGenerator, mode="validation")
     return {
         "$schema": DIALECT,
-        "$id": f"{SCHEMA_BASE_URL}/{SPEC_VERSION}/{name}.schema.json",
+        "$id": f"{SCHEMA_BASE_URL}/{FORMAT_VERSIONS[name]}/{name}.schema.json",
         **body,
     }
 
@@ -59,7 +59,8 @@ def render_schema(schema: dict[str, Any]) -> str:
 
 
 def generated_schemas() -> dict[str, str]:
-    """Map each published schema's file name to its generated text."""
+    """Map each published schema's file name to its generated text: the current version of each
+    format. Released versions stay committed as they were (frozen), and are not generated."""
     from .conformance import CaseFile
     from .manifest import Manifest
     from .report import Report
@@ -70,5 +71,5 @@ def generated_schemas() -> dict[str, str]:
         (Manifest, "manifest"), (Report, "report"), (CaseFile, "conformance"),
         (RunRecord, "run-record"))
     for model, name in models:
-        out[f"rra-{name}-{SPEC_VERSION}.schema.json"] = render_schema(schema_for(model, name))
+        out[f"rra-{name}-{FORMAT_VERSIONS[name]}.schema.json"] = render_schema(schema_for(model, name))
     return out

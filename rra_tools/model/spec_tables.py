@@ -70,9 +70,14 @@ def flow_yaml(value: Any) -> str:
     return str(value)
 
 
-def _required(info: FieldInfo) -> str:
+def _required(info: FieldInfo, model: type[BaseModel] | None = None, name: str = "") -> str:
     if info.is_required():
         return "yes"
+    # A field that one of the model's alternatives requires (e.g. extract needs output or stream).
+    alternatives = [a.get("required", []) for a in getattr(model, "_rra_any_of", ())]
+    if info.get_default(call_default_factory=True) is None and any(name in names for names in alternatives):
+        others = [n for names in alternatives if name not in names for n in names]
+        return "yes, unless " + " or ".join(f"`{n}`" for n in others)
     default = info.get_default(call_default_factory=True)
     return "no" if default is None else f"no, `{flow_yaml(default)}`"
 
@@ -114,7 +119,7 @@ def field_table(model: type[BaseModel], written: str = "") -> str:
     for name, info in model.model_fields.items():
         key = info.alias or name
         kind, description, rules = rows.get(key) or [_type(info.annotation), info.description or "", ""]
-        cells = [f"`{key}`", kind, _required(info), description, rules]
+        cells = [f"`{key}`", kind, _required(info, model, name), description, rules]
         lines.append("|" + "|".join(f" {cell} " if cell else " " for cell in cells) + "|")
     return _HEADER + "\n".join(lines) + "\n"
 

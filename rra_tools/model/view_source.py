@@ -32,17 +32,17 @@ def _view() -> list[tuple[str, type[BaseModel], tuple[str, ...]]]:
 
     # (name of the plain class, model, the fields the run path reads), leaves first.
     return [
-        ("ParameterSpec", Parameter, ("type", "default", "choices")),
+        ("ParameterSpec", Parameter, ("type", "default", "choices", "secret")),
         ("ResourcesSpec", Resources, ("timeout_s", "expected_runtime_s", "gpus")),
         ("OutputSpec", Output, ("id", "path", "format")),
         ("LauncherSpec", Launcher, ("id", "argv", "resources", "cwd", "env", "parameters", "stochastic", "seeds",
-                                    "depends_on", "outputs")),
+                                    "depends_on", "outputs", "repeats", "secrets")),
         ("CsvSpec", CsvExtract, ("column", "row_index", "where")),
         ("RegexSpec", RegexExtract, ("pattern", "group", "occurrence")),
-        ("ExtractSpec", Extract, ("output", "json_pointer", "csv", "regex", "scale")),
+        ("ExtractSpec", Extract, ("output", "json_pointer", "csv", "regex", "scale", "stream")),
         ("MetricSpec", Metric, ("name", "unit", "direction")),
         ("ReportedSpec", Reported, ("value", "precision")),
-        ("ObservationSpec", Observation, ("value", "seed")),
+        ("ObservationSpec", Observation, ("value", "seed", "repeat")),
         ("ReferenceSpec", Reference, ("observations",)),
         ("ClaimSpec", Claim, ("id", "launcher", "metric", "extract", "reported", "reference", "aggregate")),
         ("LockSpec", Lock, ("path", "format", "sha256")),
@@ -176,6 +176,9 @@ def _convert(annotation: Any, expr: str, names: dict[type[BaseModel], str]) -> s
     if annotation is float:
         # The models declare these fields float: an integer in the document reads as a float.
         return f"float({expr})"
+    if annotation is int:
+        # An integer may be written 4.0 (spec/02-manifest.md#numbers): a seed 4.0 is seed 4.
+        return f"int({expr})"
     return expr
 
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from enum import Enum
 
+from .. import FORMAT_VERSIONS
+
 __all__ = ["RECORD_VERSION", "Executor", "LogStream", "RunStatus"]
 
 #: Version of the run-record format written by this package.
-RECORD_VERSION = "1.0"
+RECORD_VERSION = FORMAT_VERSIONS["run-record"]
 
 
 class RunStatus(str, Enum):

@@ -376,7 +376,7 @@ class _Run:
     def run(self) -> RunResult:
         plan = self.plan
         started = _now()
-        directory = new_run_dir(plan.artifact.runs_dir, plan.launcher.id, plan.seed, started)
+        directory = new_run_dir(plan.artifact.runs_dir, plan.launcher.id, plan.seed, started, plan.repeat)
         recorded_env = self.env
         before = snapshot_before(plan)
         started_epoch = time.time()
@@ -491,7 +491,9 @@ class _Run:
                 # Attached before the start so that no output is lost. Podman prepares the
                 # container when attaching, so a command that does not exist fails here already.
                 stream = self.api.attach(cid, stdout=True, stderr=True, stream=True, logs=True, demux=True)
-                tees = (Tee(out_log, "stdout", self.opts.on_output), Tee(err_log, "stderr", self.opts.on_output))
+                secrets = self.plan.secret_values
+                tees = (Tee(out_log, "stdout", self.opts.on_output, secrets),
+                        Tee(err_log, "stderr", self.opts.on_output, secrets))
                 reader = threading.Thread(target=_pump, args=(stream, *tees), daemon=True)
                 reader.start()
                 self.api.start(cid)
@@ -513,6 +515,8 @@ class _Run:
                 reader.join(timeout=5.0)
                 if reader.is_alive():
                     self.messages.append("the container's output stream did not end; the logs may be incomplete")
+                for tee in tees:
+                    tee.finish()
         return recorded
 
     def _remove(self, cid: str) -> None:

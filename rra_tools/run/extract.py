@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import ExitStatus, RRAError
 from ..io.manifest_view import ExtractSpec as Extract
+from ..model.regex import compile_pattern, normalise_newlines
 
 __all__ = ["MAX_EXTRACT_BYTES", "ExtractError", "extract_value", "json_pointer"]
 
@@ -136,7 +137,10 @@ def _regex_value(text: str, rule: Extract) -> float:
     spec = rule.regex
     assert spec is not None
     try:
-        pattern = re.compile(spec.pattern, re.MULTILINE)
+        # The dialect of spec/02-manifest.md#regular-expressions: multi-line, ASCII classes, over
+        # text whose line ends are LF (a log written on Windows matches the same pattern).
+        pattern = compile_pattern(spec.pattern)
+        text = normalise_newlines(text)
     except re.error as exc:
         raise ExtractError(f"regex {spec.pattern!r} is invalid: {exc}") from None
     if spec.group > pattern.groups:

@@ -32,7 +32,7 @@ from .outcome import signal_name as _signal_name
 from .outcome import host_record, record_head, snapshot_before, write_record
 from .pending import Pending
 from .plan import RunPlan
-from .records import fresh_private_dir, new_run_dir
+from .records import StreamRedactor, fresh_private_dir, new_run_dir
 
 __all__ = ["MINIMAL_PATH", "Progress", "RunOptions", "RunResult", "Tee", "Watchdog", "clean_environment", "execute"]
 
@@ -118,14 +118,32 @@ class Tee:
     """Copies one stream of a run to its log file and to the caller's ``on_output`` callback.
 
     Shared by both executors: the log is the record's evidence, so a callback that raises (a
-    closed terminal) is dropped rather than allowed to stop the log.
+    closed terminal) is dropped rather than allowed to stop the log. The values of the run's
+    ``secrets`` are replaced by '[redacted]' before anything is logged or passed on; call
+    :meth:`finish` once the stream has ended.
     """
 
-    def __init__(self, sink: IO[bytes], name: str, callback: Callable[[str, bytes], None] | None) -> None:
+    def __init__(self, sink: IO[bytes], name: str, callback: Callable[[str, bytes], None] | None,
+                 secrets: Sequence[str] = ()) -> None:
         self.sink, self.name, self.callback = sink, name, callback
+        self.redactor = StreamRedactor(list(secrets)) if secrets else None
 
     def write(self, chunk: bytes) -> bool:
         """Log ``chunk`` and pass it on; False once the log is closed (the run is over)."""
+        if self.redactor is not None:
+            chunk = self.redactor.feed(chunk)
+            if not chunk:
+                return True
+        return self._emit(chunk)
+
+    def finish(self) -> None:
+        """Write what the redactor held back (the end of the stream)."""
+        if self.redactor is not None:
+            rest = self.redactor.flush()
+            if rest:
+                self._emit(rest)
+
+    def _emit(self, chunk: bytes) -> bool:
         try:
             self.sink.write(chunk)
             self.sink.flush()
@@ -204,7 +222,7 @@ def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:
 def _execute(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], visible: str | None, home: str,
              assigned: list[int], slot: RunSlot, lock_fds: tuple[int, ...]) -> RunResult:
     started = _now()
-    directory = new_run_dir(plan.artifact.runs_dir, plan.launcher.id, plan.seed, started)
+    directory = new_run_dir(plan.artifact.runs_dir, plan.launcher.id, plan.seed, started, plan.repeat)
     env = clean_environment(plan.env, home, visible, env_dir=options.env_dir)
     host = host_record(plan, Executor.LOCAL, gpus, options.env_dir)
     pending = Pending.start(directory, record_head(plan, executor=Executor.LOCAL, started=started, host=host,
@@ -251,10 +269,10 @@ def _run_process(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], env: d
         if proc is not None:
             assert proc.stdout is not None and proc.stderr is not None
             watchdog = Watchdog(proc.pid, options.kill_grace_s)
-            readers = [threading.Thread(target=_pump, args=(proc.stdout, Tee(out_log, "stdout", options.on_output)),
-                                        daemon=True),
-                       threading.Thread(target=_pump, args=(proc.stderr, Tee(err_log, "stderr", options.on_output)),
-                                        daemon=True)]
+            tees = [Tee(out_log, "stdout", options.on_output, plan.secret_values),
+                    Tee(err_log, "stderr", options.on_output, plan.secret_values)]
+            readers = [threading.Thread(target=_pump, args=(proc.stdout, tees[0]), daemon=True),
+                       threading.Thread(target=_pump, args=(proc.stderr, tees[1]), daemon=True)]
             for reader in readers:
                 reader.start()
             try:
@@ -271,6 +289,8 @@ def _run_process(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], env: d
             else:
                 proc.stdout.close()
                 proc.stderr.close()
+            for tee in tees:
+                tee.finish()
             code = proc.returncode
             if code is not None and code >= 0:
                 exit_status = code

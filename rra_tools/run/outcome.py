@@ -26,7 +26,7 @@ from .host import env_site_dirs, host_fingerprint, lock_match, package_set
 from .tree import OutputState, Snapshot, output_state, stray_writes, take_snapshot
 from .plan import RunPlan
 from ..io.atomic import write_atomic
-from .records import record_bytes, redact, utc_stamp
+from .records import REDACTED, record_bytes, redact, redact_values, utc_stamp
 
 __all__ = ["MAX_STRAY_LISTED", "STALE_SLACK_S", "RunSnapshot", "allowed_writes", "assemble_record", "claim_metrics",
            "collect_outputs", "host_record", "log_file", "record_head", "signal_name", "snapshot_before",
@@ -153,13 +153,29 @@ def collect_outputs(plan: RunPlan, started_epoch: float, messages: list[str],
     return produced, missing, paths
 
 
-def claim_metrics(plan: RunPlan, paths: Mapping[str, Path], messages: list[str]) -> tuple[dict[str, float], bool]:
-    """Metrics of this launcher's claims; the flag says whether every claim got its value."""
+def claim_metrics(plan: RunPlan, paths: Mapping[str, Path], messages: list[str],
+                  directory: Path | None = None) -> tuple[dict[str, float], bool]:
+    """Metrics of this launcher's claims; the flag says whether every claim got its value.
+
+    A claim that reads a stream (``extract.stream``) reads the run's captured log in
+    ``directory``, as written (secrets already redacted)."""
     metrics: dict[str, float] = {}
     complete = True
     declared = {ident: rel for ident, rel, _ in plan.outputs}
     for claim in plan.artifact.manifest.claims:
         if claim.launcher != plan.launcher.id:
+            continue
+        stream = claim.extract.stream
+        if stream is not None:
+            if directory is None:
+                messages.append(f"claim {claim.id!r}: no value, the run's {stream} was not captured")
+                complete = False
+                continue
+            try:
+                metrics[claim.id] = extract_value(directory / f"{stream}.log", claim.extract)
+            except ExtractError as exc:
+                messages.append(f"claim {claim.id!r}: the run's {stream} {exc}")
+                complete = False
             continue
         out = claim.extract.output
         if out not in declared:
@@ -226,23 +242,32 @@ def host_record(plan: RunPlan, executor: Executor, host_gpus: list[GpuInfo], env
 
 def record_head(plan: RunPlan, *, executor: Executor, started: datetime, host: dict[str, Any],
                 assigned: list[int], environment: dict[str, str]) -> dict[str, Any]:
-    """The fields of a record known when the process starts (what a pending record holds)."""
-    return {
+    """The fields of a record known when the process starts (what a pending record holds);
+    the values of the run's secrets are '[redacted]' wherever they would appear."""
+    head: dict[str, Any] = {
         "record_version": RECORD_VERSION,
         "artifact_id": plan.artifact.manifest.id,
         "artifact_digest": plan.artifact.digest,
         "launcher": plan.launcher.id,
         "argv": list(plan.argv),
         "cwd": plan.cwd,
-        "parameters": dict(plan.parameters),
+        "parameters": {k: REDACTED if k in plan.secrets else v for k, v in plan.parameters.items()},
         "seed": plan.seed,
+    }
+    if plan.repeat is not None:
+        head["repeat"] = plan.repeat
+    head.update({
         "started": utc_stamp(started),
         "executor": Executor(executor).value,
         "timeout_s": plan.timeout_s,
         "host": host,
         "gpus": list(assigned),
-        "environment": redact(environment),
-    }
+        "environment": redact({k: REDACTED if k in plan.secrets else v for k, v in environment.items()}),
+    })
+    if plan.secrets:
+        head["secrets"] = sorted(plan.secrets)
+    redacted: dict[str, Any] = redact_values(head, plan.secret_values)
+    return redacted
 
 
 def assemble_record(head: Mapping[str, Any], *, ended: datetime, duration_s: float, status: RunStatus,
@@ -252,8 +277,10 @@ def assemble_record(head: Mapping[str, Any], *, ended: datetime, duration_s: flo
     """A whole record from its :func:`record_head` and how the run ended, in the field order the
     RunRecord model writes (absent optionals left out; seed and exit_status always present)."""
     record: dict[str, Any] = {key: head[key] for key in ("record_version", "artifact_id", "artifact_digest",
-                                                          "launcher", "argv", "cwd", "parameters", "seed",
-                                                          "started")}
+                                                          "launcher", "argv", "cwd", "parameters", "seed")}
+    if "repeat" in head:
+        record["repeat"] = head["repeat"]
+    record["started"] = head["started"]
     record.update({"ended": utc_stamp(ended), "duration_s": round(duration_s, 6),
                    "status": RunStatus(status).value, "exit_status": exit_status})
     if killed_by is not None:
@@ -262,6 +289,8 @@ def assemble_record(head: Mapping[str, Any], *, ended: datetime, duration_s: flo
     if container is not None:
         record["container"] = container
     record.update({key: head[key] for key in ("timeout_s", "host", "gpus", "environment")})
+    if "secrets" in head:
+        record["secrets"] = head["secrets"]
     record.update({"outputs": outputs, "missing_outputs": missing, "logs": logs, "metrics": metrics,
                    "stray_writes": stray[:MAX_STRAY_LISTED], "messages": messages})
     return record
@@ -290,7 +319,7 @@ def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started:
     """
     outputs, missing, paths = collect_outputs(plan, started_epoch, messages,
                                               None if before is None else before.outputs)
-    metrics, complete = claim_metrics(plan, paths, messages)
+    metrics, complete = claim_metrics(plan, paths, messages, directory)
     stray: list[str] = []
     unattributed = False
     if before is not None:
@@ -318,5 +347,7 @@ def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started:
                              killed_by=killed_by, container=container, outputs=outputs, missing=missing,
                              logs=[log_file(directory, "stdout"), log_file(directory, "stderr")],
                              metrics=metrics, stray=stray, messages=messages)
-    write_atomic(directory / "record.json", record_bytes(record), replace=False)
-    return record
+    # A secret's value never reaches the record, wherever the program or a message put it.
+    redacted: dict[str, Any] = redact_values(record, plan.secret_values)
+    write_atomic(directory / "record.json", record_bytes(redacted), replace=False)
+    return redacted

@@ -47,6 +47,16 @@ class RunPlan:
     env: dict[str, str] = field(default_factory=dict)
     #: Declared outputs: (id, path relative to the root with placeholders resolved, format).
     outputs: list[tuple[str, str, str]] = field(default_factory=list)
+    #: Number of the run of a seedless launcher (0 to repeats - 1); None for a stochastic one.
+    repeat: int | None = None
+    #: Values of the launcher's secrets (variables and parameters) by name, from the caller's
+    #: environment; never written anywhere (records and logs show '[redacted]').
+    secrets: dict[str, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def secret_values(self) -> list[str]:
+        """The values to redact wherever the run's evidence would show them."""
+        return [v for v in self.secrets.values() if v]
 
     @property
     def timeout_s(self) -> float:
@@ -142,8 +152,9 @@ def substitute(template: str, values: Mapping[str, str], where: str) -> str:
 
 
 def resolve_parameters(launcher: Launcher, overrides: Mapping[str, str],
-                       strict: bool = True) -> dict[str, ParamValue]:
-    """Defaults with ``overrides`` applied, each checked against its type and choices."""
+                       strict: bool = True, environ: Mapping[str, str] | None = None) -> dict[str, ParamValue]:
+    """Defaults with ``overrides`` applied, each checked against its type and choices; a secret
+    parameter's value comes from ``environ`` (default: this process's environment)."""
     if strict:
         unknown = sorted(set(overrides) - set(launcher.parameters))
         if unknown:
@@ -151,13 +162,43 @@ def resolve_parameters(launcher: Launcher, overrides: Mapping[str, str],
             raise PlanError(f"launcher {launcher.id!r} has no parameter {unknown[0]!r} (it has {known})")
     values: dict[str, ParamValue] = {}
     for name, param in launcher.parameters.items():
-        raw: ParamValue = overrides.get(name, param.default)
+        if param.secret:
+            if name in overrides:
+                raise PlanError(f"parameter {name!r} is secret: set the environment variable {name} instead of "
+                                "passing it on the command line (shells keep command lines in their history)")
+            try:
+                values[name] = _coerce(name, param, _secret(launcher, name, environ))
+            except PlanError as exc:
+                if "needs the secret" in str(exc):
+                    raise
+                # _coerce's message quotes the value; a secret's is never shown.
+                raise PlanError(f"secret parameter {name!r}: the value of the environment variable {name} "
+                                f"is not a valid {_plain(param.type)}"
+                                f"{' among its choices' if param.choices else ''}") from None
+            continue
+        raw = overrides.get(name, param.default)
+        assert raw is not None  # the schema requires a default of a parameter that is not secret
         values[name] = _coerce(name, param, raw)
     return values
 
 
+def _secret(launcher: Launcher, name: str, environ: Mapping[str, str] | None) -> str:
+    value = (os.environ if environ is None else environ).get(name)
+    if not value:
+        raise PlanError(f"launcher {launcher.id!r} needs the secret {name!r}: set the environment variable "
+                        f"{name} for rra run (its value is never recorded)")
+    return value
+
+
+def secret_environment(launcher: Launcher, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The launcher's secret variables, copied from ``environ`` (default: this process's
+    environment); PlanError naming the first one that is not set."""
+    return {name: _secret(launcher, name, environ) for name in launcher.secrets}
+
+
 def seeds_for(launcher: Launcher, seed: int | None, all_seeds: bool) -> list[int | None]:
-    """The seeds to run: the given one, all declared ones, or by default the first declared."""
+    """The seeds to run: the given one, all declared ones, or by default the first declared.
+    A seedless launcher runs without a seed (see :func:`repeats_for`)."""
     if not launcher.stochastic:
         if seed is not None:
             raise PlanError(f"launcher {launcher.id!r} is not stochastic; it takes no seed")
@@ -171,9 +212,20 @@ def seeds_for(launcher: Launcher, seed: int | None, all_seeds: bool) -> list[int
     return list(launcher.seeds) if all_seeds else [launcher.seeds[0]]
 
 
+def repeats_for(launcher: Launcher, all_runs: bool) -> list[int | None]:
+    """The numbers of the runs of a seedless launcher: all ``repeats`` of them, or by default the
+    first; [None] for a stochastic launcher (its runs are its seeds) and for a launcher that runs
+    once (repeats: 1, the default), whose single run needs no number."""
+    if launcher.stochastic or launcher.repeats == 1:
+        return [None]
+    return list(range(launcher.repeats)) if all_runs else [0]
+
+
 def plan_one(artifact: Artifact, launcher: Launcher, seed: int | None,
-             parameters: dict[str, ParamValue]) -> RunPlan:
-    """Resolve one run of ``launcher`` with ``seed`` and checked ``parameters``."""
+             parameters: dict[str, ParamValue], repeat: int | None = None,
+             secrets: Mapping[str, str] | None = None) -> RunPlan:
+    """Resolve one run of ``launcher`` with ``seed`` (or ``repeat``) and checked ``parameters``;
+    ``secrets`` holds the values of its secret variables (see :func:`secret_environment`)."""
     values = {name: format_value(v) for name, v in parameters.items()}
     if seed is not None:
         values["seed"] = str(seed)
@@ -181,7 +233,11 @@ def plan_one(artifact: Artifact, launcher: Launcher, seed: int | None,
     argv = [substitute(arg, values, where) for arg in launcher.argv]
     outputs = [(out.id, substitute(out.path, values, f"{where} output {out.id!r}"), _plain(out.format))
                for out in launcher.outputs]
-    return RunPlan(artifact, launcher, seed, dict(parameters), argv, launcher.cwd, dict(launcher.env), outputs)
+    secret_env = dict(secrets or {})
+    hidden = {**secret_env, **{name: format_value(parameters[name]) for name, p in launcher.parameters.items()
+                               if p.secret and name in parameters}}
+    return RunPlan(artifact, launcher, seed, dict(parameters), argv, launcher.cwd, {**launcher.env, **secret_env},
+                   outputs, repeat=repeat, secrets=hidden)
 
 
 def find_launcher(artifact: Artifact, ident: str) -> Launcher:
@@ -224,9 +280,11 @@ def launcher_order(artifact: Artifact, ids: Sequence[str] | None = None) -> list
 
 
 def plan_runs(artifact: Artifact, launcher_id: str | None, *, seed: int | None = None,
-              all_seeds: bool = False, overrides: Mapping[str, str] | None = None) -> list[RunPlan]:
+              all_seeds: bool = False, overrides: Mapping[str, str] | None = None,
+              environ: Mapping[str, str] | None = None) -> list[RunPlan]:
     """Plans for one launcher (``launcher_id``) or, when it is None, every launcher in
-    dependency order with all its seeds."""
+    dependency order with all its seeds (a seedless launcher: all its repeats). Secrets are read
+    from ``environ`` (default: this process's environment)."""
     overrides = dict(overrides or {})
     if launcher_id is not None:
         launcher = find_launcher(artifact, launcher_id)
@@ -239,7 +297,10 @@ def plan_runs(artifact: Artifact, launcher_id: str | None, *, seed: int | None =
         raise PlanError(f"no launcher has a parameter {unknown[0]!r}")
     plans: list[RunPlan] = []
     for launcher in launchers:
-        params = resolve_parameters(launcher, overrides, strict=False)
-        seeds = seeds_for(launcher, seed if launcher.stochastic else None, True if seed is None else all_seeds)
-        plans.extend(plan_one(artifact, launcher, s, params) for s in seeds)
+        params = resolve_parameters(launcher, overrides, strict=False, environ=environ)
+        secrets = secret_environment(launcher, environ)
+        every = True if seed is None else all_seeds
+        seeds = seeds_for(launcher, seed if launcher.stochastic else None, every)
+        plans.extend(plan_one(artifact, launcher, s, params, r, secrets) for s in seeds
+                     for r in repeats_for(launcher, every))
     return plans

@@ -11,7 +11,8 @@ from typing import Any
 
 from ..io.atomic import scratch_name
 
-__all__ = ["REDACTED", "SECRET_NAME", "fresh_private_dir", "new_run_dir", "record_bytes", "redact", "utc_stamp"]
+__all__ = ["REDACTED", "SECRET_NAME", "StreamRedactor", "fresh_private_dir", "new_run_dir", "record_bytes", "redact",
+           "redact_values", "utc_stamp"]
 
 REDACTED = "[redacted]"
 #: Environment variable names whose values are never recorded.
@@ -48,16 +49,83 @@ def redact(env: dict[str, str]) -> dict[str, str]:
     return {k: (REDACTED if SECRET_NAME.search(k) else v) for k, v in env.items()}
 
 
+def redact_values(document: Any, values: list[str]) -> Any:
+    """``document`` (plain JSON data) with every occurrence of each of ``values`` inside its
+    strings, keys included, replaced by '[redacted]'.
+
+    >>> redact_values({"argv": ["--token=s3cr3t"], "n": 1}, ["s3cr3t"])
+    {'argv': ['--token=[redacted]'], 'n': 1}
+    """
+    values = sorted({v for v in values if v}, key=len, reverse=True)
+    if not values:
+        return document
+    pattern = re.compile("|".join(map(re.escape, values)))
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, str):
+            return pattern.sub(REDACTED, node)
+        if isinstance(node, dict):
+            return {walk(k): walk(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return walk(document)
+
+
+class StreamRedactor:
+    """Replaces secret values in a byte stream that arrives in chunks, so that a log never holds
+    one, even when a value is split across two reads.
+
+    The last ``len(longest) - 1`` bytes of what has arrived are held back until more arrives
+    (they may begin a value), and :meth:`flush` releases them at the end.
+
+    >>> r = StreamRedactor(["hunter2"])
+    >>> r.feed(b"pass=hun") + r.feed(b"ter2 ok") + r.flush()
+    b'pass=[redacted] ok'
+    """
+
+    def __init__(self, values: list[str]) -> None:
+        secrets = sorted({v.encode("utf-8") for v in values if v}, key=len, reverse=True)
+        self.pattern = re.compile(b"|".join(map(re.escape, secrets))) if secrets else None
+        self.keep = max((len(v) for v in secrets), default=1) - 1
+        self.pending = b""
+
+    def feed(self, chunk: bytes, final: bool = False) -> bytes:
+        """The part of what has arrived that can be written now, redacted."""
+        data = self.pending + chunk
+        if self.pattern is None:
+            self.pending = b""
+            return data
+        # Matches that start in the held-back tail wait: a longer value may begin there.
+        limit = len(data) if final else max(0, len(data) - self.keep)
+        out, pos = [], 0
+        for match in self.pattern.finditer(data):
+            if match.start() >= limit:
+                break
+            out += [data[pos:match.start()], REDACTED.encode()]
+            pos = match.end()
+        cut = max(pos, limit)
+        out.append(data[pos:cut])
+        self.pending = data[cut:]
+        return b"".join(out)
+
+    def flush(self) -> bytes:
+        """Whatever is held back, redacted: the end of the stream."""
+        return self.feed(b"", final=True)
+
+
 def utc_stamp(moment: datetime) -> str:
     """ISO 8601 UTC with microseconds, e.g. '2026-01-31T12:00:00.123456Z'."""
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def new_run_dir(runs_dir: Path, launcher: str, seed: int | None, moment: datetime) -> Path:
-    """Create ``runs/<launcher>/<seed|noseed>-<UTC timestamp>/``; never reuse an existing one."""
+def new_run_dir(runs_dir: Path, launcher: str, seed: int | None, moment: datetime, repeat: int | None = None) -> Path:
+    """Create ``runs/<launcher>/<seed|repeat-N|noseed>-<UTC timestamp>/``; never reuse an existing one."""
     parent = runs_dir / launcher
     parent.mkdir(parents=True, exist_ok=True)
-    base = f"{'noseed' if seed is None else seed}-{moment.astimezone(timezone.utc).strftime('%Y%m%dT%H%M%S.%fZ')}"
+    which = str(seed) if seed is not None else f"repeat-{repeat}" if repeat is not None else "noseed"
+    base = f"{which}-{moment.astimezone(timezone.utc).strftime('%Y%m%dT%H%M%S.%fZ')}"
     for attempt in range(1000):
         candidate = parent / (base if attempt == 0 else f"{base}-{attempt}")
         try:

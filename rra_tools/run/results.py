@@ -27,8 +27,9 @@ class ClaimResult:
     precision: int
     interval: Interval | None
     aggregate: str
-    #: (seed, value, record path relative to the root) of each newest successful run.
-    values: list[tuple[int | None, float, str]]
+    #: (seed, repeat, value, record path relative to the root) of each newest successful run, by
+    #: seed (a stochastic launcher) or by repeat (a seedless one).
+    values: list[tuple[int | None, int | None, float, str]]
     obtained: float | None
     problem: str | None
     #: Runs of the claim's launcher whose newest record did not succeed, newest first per seed:
@@ -53,7 +54,7 @@ class ClaimResult:
                                                  "half_width": iv.half_width, "n": iv.n,
                                                  "class": "stable" if iv.stable else "variable"},
             "aggregate": self.aggregate,
-            "values": [{"seed": s, "value": v, "record": r} for s, v, r in self.values],
+            "values": [{"seed": s, "repeat": n, "value": v, "record": r} for s, n, v, r in self.values],
             "obtained": self.obtained, "inside": self.inside, "problem": self.problem,
             "not_counted": [{"seed": seed, "status": status, "record": record, "older_success_counted": older}
                             for seed, status, record, older in self.not_counted],
@@ -87,16 +88,41 @@ def _plain(value: object) -> str:
     return str(value.value) if isinstance(value, Enum) else str(value)
 
 
-Key = tuple[str, int | None]
+#: (launcher, seed, repeat): the runs that count once each, newest first.
+Key = tuple[str, "int | None", "int | None"]
+
+
+def _index(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _order(key: Key) -> tuple[str, int, int]:
+    return key[0], -1 if key[1] is None else key[1], -1 if key[2] is None else key[2]
+
+
+def as_finite(value: Any) -> float | None:
+    """A record's metric as a finite binary64, or None (not a number, infinite, or an integer
+    too large for binary64: a record is JSON anyone may have written).
+
+    >>> as_finite(2), as_finite(float("nan")), as_finite(10**400), as_finite(True)
+    (2.0, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 @dataclass
 class _Scan:
     """Every record of the artifact, read once."""
 
-    #: Newest successful record per (launcher, seed), with its path.
+    #: Newest successful record per (launcher, seed, repeat), with its path.
     best: dict[Key, tuple[Mapping[str, Any], str]] = field(default_factory=dict)
-    #: Newest record of any outcome per (launcher, seed): (ended, status, path, successful).
+    #: Newest record of any outcome per (launcher, seed, repeat): (ended, status, path, successful).
     newest: dict[Key, tuple[str, str, str, bool]] = field(default_factory=dict)
     count: int = 0
     unsuccessful: int = 0
@@ -112,8 +138,8 @@ def _scan(artifact: Artifact) -> _Scan:
         if isinstance(record, str):
             continue
         scan.count += 1
-        seed = record.get("seed")
-        key = (record["launcher"], seed if isinstance(seed, int) and not isinstance(seed, bool) else None)
+        # A record without a repeat (of a stochastic launcher, or of format 1.0) has repeat None.
+        key = (record["launcher"], _index(record.get("seed")), _index(record.get("repeat")))
         when = str(record.get("ended", ""))
         where = path.relative_to(artifact.root).as_posix()
         ok = is_successful(record)
@@ -134,7 +160,7 @@ def _scan(artifact: Artifact) -> _Scan:
 
 
 def latest_successful(artifact: Artifact) -> tuple[dict[Key, tuple[Mapping[str, Any], str]], int]:
-    """The newest successful record per (launcher, seed), with its path; and the record count."""
+    """The newest successful record per (launcher, seed, repeat), with its path; and the record count."""
     scan = _scan(artifact)
     return scan.best, scan.count
 
@@ -153,27 +179,27 @@ def collect_results(artifact: Artifact) -> Results:
         interval = None
         if len(observations) >= 2 and all(math.isfinite(v) for v in observations):
             interval = acceptance_interval(observations, claim.reported.precision)
-        values: list[tuple[int | None, float, str]] = []
-        for (launcher, seed), (record, where) in sorted(newest.items(), key=lambda kv: (kv[0][0], kv[0][1] or -1)):
+        values: list[tuple[int | None, int | None, float, str]] = []
+        for (launcher, seed, repeat), (record, where) in sorted(newest.items(), key=lambda kv: _order(kv[0])):
             if launcher != claim.launcher:
                 continue
             metrics = record.get("metrics")
-            value = metrics.get(claim.id) if isinstance(metrics, Mapping) else None
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-                values.append((seed, float(value), where))
+            number = as_finite(metrics.get(claim.id)) if isinstance(metrics, Mapping) else None
+            if number is not None:
+                values.append((seed, repeat, number, where))
         obtained, problem = None, None
         if not values:
             problem = "no successful run record has a value"
         else:
             try:
-                obtained = aggregate([v for _, v, _ in values], _plain(claim.aggregate))
+                obtained = aggregate([v for _, _, v, _ in values], _plain(claim.aggregate))
             except ValueError as exc:
                 problem = str(exc)
         if interval is None and problem is None:
             problem = "no acceptance interval (fewer than 2 finite observations)"
-        not_counted = [(seed, status, where, (claim.launcher, seed) in newest)
-                       for (launcher, seed), (_, status, where, ok) in sorted(scan.newest.items(),
-                                                                            key=lambda kv: (kv[0][0], kv[0][1] or -1))
+        not_counted = [(seed, status, where, (claim.launcher, seed, repeat) in newest)
+                       for (launcher, seed, repeat), (_, status, where, ok) in sorted(scan.newest.items(),
+                                                                                    key=lambda kv: _order(kv[0]))
                        if launcher == claim.launcher and not ok]
         results.claims.append(ClaimResult(
             claim=claim.id, launcher=claim.launcher, unit=claim.metric.unit, reported=claim.reported.value,

@@ -50,8 +50,10 @@ _MANDATORY = {"RRA001", "RRA002", "RRA003", "RRA004", "RRA006", "RRA007", "RRA00
               "RRA810"}
 
 
-def _r(code: str, name: str, severity: Severity, section: str, summary: str, *, enabled: bool = True) -> Rule:
-    return Rule(code, name, severity, section, summary, enabled=enabled, mandatory=code in _MANDATORY)
+def _r(code: str, name: str, severity: Severity, section: str, summary: str, *, enabled: bool = True,
+       added: str = "1.0") -> Rule:
+    return Rule(code, name, severity, section, summary, added=added, enabled=enabled,
+                mandatory=code in _MANDATORY)
 
 
 _MANIFEST = "spec/02-manifest.md"
@@ -112,6 +114,9 @@ _ALL = [
        "A regex extraction does not compile or lacks the capturing group it names."),
     _r("RRA211", "parameter-default-invalid", E, f"{_MANIFEST}#launchers",
        "A parameter's default or choices do not match its type, or the default is not a choice."),
+    _r("RRA213", "secret-stored", E, f"{_MANIFEST}#secrets",
+       "A secret variable or parameter is given a value in the manifest, or is used where records store it.",
+       added="1.1"),
     _r("RRA214", "unfinished-value", E, f"{_MANIFEST}#unfinished-values",
        "A string value is placeholder text (TODO, TBD or FIXME) left to be filled in."),
     # Files and paths.
@@ -156,6 +161,9 @@ _ALL = [
     _r("RRA510", "timeout-below-runtime", E, f"{_MANIFEST}#launchers",
        "A launcher's timeout is shorter than its expected runtime."),
     _r("RRA511", "duplicate-seed", W, f"{_MANIFEST}#launchers", "A launcher lists the same seed twice."),
+    _r("RRA512", "observations-not-independent", W, "spec/04-levels.md#independence",
+       "Two reference observations of a claim come from the same run (the same run record or run directory).",
+       added="1.1"),
     # Levels and evidence.
     _r("RRA601", "level-not-met", E, "spec/04-levels.md#levels",
        "The manifest claims a level that what is present does not support."),

@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from .. import SPEC_VERSION
+
 __all__ = ["DOCS_BASE_URL", "Diagnostic", "Severity", "escape_pointer", "pointer_text"]
 
 #: Rule pages are versioned with the standard, so a link in an old report keeps its meaning.
-DOCS_BASE_URL = "https://rra.dev/rules/1.0"
+DOCS_BASE_URL = f"https://rra.dev/rules/{SPEC_VERSION}"
 
 
 class Severity(IntEnum):

@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import SPEC_VERSION
 from ..io.schemas import SchemaNotFound, import_jsonschema_lean, load_schema, schema_path
+from ..io.limits import INT_MAX, INT_MIN, out_of_range_integers, out_of_range_message
 from ..io.schemas import compiled_is_valid
 from .context import Finding, Pointer
 from .diagnostics import Severity
@@ -113,7 +114,11 @@ def check_schema(data: Any, values: int = 0) -> Iterator[Finding]:
             yield from _newer_fields(manifest_schema(), manifest_schema(), data, (), version)
     if values >= FAST_PATH_MIN_VALUES and compiled_is_valid(data):
         return
+    huge = list(out_of_range_integers(data))
+    yield from (Finding("RRA114", out_of_range_message(value), path) for path, value in huge)
     errors = list(_validator().iter_errors(data))
+    if huge:  # reported once above; a bound of the schema would report them again
+        errors = [e for e in errors if not (_is_int(e.instance) and not INT_MIN <= e.instance <= INT_MAX)]
     # A value of the wrong type also fails its enum or pattern; one finding per place says it.
     mistyped = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
     for error in errors:
@@ -121,6 +126,10 @@ def check_schema(data: Any, values: int = 0) -> Iterator[Finding]:
                 error.validator in _VALUE | _RANGE:
             continue
         yield from _findings(error, newer_minor)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @cache

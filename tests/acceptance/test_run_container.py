@@ -19,6 +19,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from rra_tools import FORMAT_VERSIONS
 from rra_tools.model.run_record import RunRecord
 from rra_tools.run import EngineUnavailable, EngineUnsupported, PlanError, load_artifact, plan_runs
 from rra_tools.run.container import LABEL, ContainerOptions, Engine, connect, execute
@@ -27,7 +28,7 @@ from ..rra_cli import rra
 from ..services.podman import IMAGE_PATH, PodmanService
 
 REPO = Path(__file__).resolve().parents[2]
-SCHEMA = json.loads((REPO / "schemas" / "rra-run-record-1.0.schema.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads((REPO / "schemas" / f"rra-run-record-{FORMAT_VERSIONS['run-record']}.schema.json").read_text(encoding="utf-8"))
 
 OK_SH = """\
 seed="$1"

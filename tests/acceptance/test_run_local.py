@@ -17,6 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from rra_tools import FORMAT_VERSIONS
 from rra_tools.model.run_record import RunRecord
 from rra_tools.model.schema import generated_schemas
 from rra_tools.run import GpuUnavailable, RunOptions, execute, load_artifact, plan_runs
@@ -168,7 +169,7 @@ def alive(pid: int) -> bool:
 
 def read_record(result: Any) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(result.record_path.read_text(encoding="utf-8"))
-    schema = json.loads(generated_schemas()["rra-run-record-1.0.schema.json"])
+    schema = json.loads(generated_schemas()[f"rra-run-record-{FORMAT_VERSIONS['run-record']}.schema.json"])
     jsonschema.Draft202012Validator(schema).validate(data)
     RunRecord.model_validate(data)
     return data

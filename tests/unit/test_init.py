@@ -10,6 +10,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from rra_tools import SPEC_VERSION
 from rra_tools.cli.main import cli
 from rra_tools.io.source import parse_document
 from tests.rra_cli import rra
@@ -26,7 +27,7 @@ def test_init_writes_a_manifest_whose_todos_are_findings(tmp_path: Path) -> None
     done = rra("init", str(target))
     assert done.returncode == 0, done.stderr
     text = (target / "rra.yaml").read_text()
-    assert text.startswith("# yaml-language-server: $schema=https://rra.dev/schemas/1.0/manifest.schema.json\n")
+    assert text.startswith(f"# yaml-language-server: $schema=https://rra.dev/schemas/{SPEC_VERSION}/manifest.schema.json\n")
     assert 'id: "my-paper-2026"\n' in text
     # The template's four TODOs are errors until filled in; the lock is still to add.
     status, codes = _validate(target)

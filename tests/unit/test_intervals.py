@@ -11,8 +11,45 @@ from rra_tools.intervals import acceptance_interval, aggregate, t_quantile
 
 
 @pytest.mark.parametrize("df", [1, 2, 3, 4, 5, 9, 29, 100, 1000])
-def test_t_quantile_matches_scipy(df: int) -> None:
-    assert t_quantile(0.975, df) == pytest.approx(stats.t.ppf(0.975, df), rel=1e-10)
+@pytest.mark.parametrize("p", [0.55, 0.75, 0.9, 0.95, 0.975, 0.99, 0.995, 0.999, 0.9999])
+def test_t_quantile_matches_scipy(p: float, df: int) -> None:
+    # The accuracy spec/04-levels.md#acceptance-interval promises: 1e-10 relative.
+    assert t_quantile(p, df) == pytest.approx(stats.t.ppf(p, df), rel=1e-10)
+
+
+@pytest.mark.parametrize("p", [0.6, 0.8, 0.9, 0.975, 0.999])
+def test_t_quantile_closed_forms(p: float) -> None:
+    # df = 1 is the Cauchy distribution and df = 2 has a closed form too: no library needed.
+    assert t_quantile(p, 1) == pytest.approx(math.tan(math.pi * (p - 0.5)), rel=1e-10)
+    assert t_quantile(p, 2) == pytest.approx((2 * p - 1) * math.sqrt(2 / (4 * p * (1 - p))), rel=1e-10)
+
+
+@pytest.mark.parametrize("p, df, table", [
+    (0.95, 1, 6.313752), (0.995, 1, 63.656741), (0.99, 10, 2.763769), (0.95, 30, 1.697261),
+    (0.9, 5, 1.475884), (0.999, 20, 3.551808), (0.75, 4, 0.740697), (0.975, 4, 2.776445),
+    (0.975, 9, 2.262157), (0.975, 29, 2.045230), (0.975, 99, 1.984217)])
+def test_t_quantile_against_printed_tables(p: float, df: int, table: float) -> None:
+    assert round(t_quantile(p, df), 6) == table
+
+
+@pytest.mark.parametrize("p, df", [(0.5, 3), (1.0, 3), (0.3, 3), (0.975, 0)])
+def test_t_quantile_refuses_what_it_does_not_compute(p: float, df: int) -> None:
+    with pytest.raises(ValueError, match="t_quantile needs 0.5 < p < 1 and df >= 1"):
+        t_quantile(p, df)
+
+
+def test_interval_bounds_are_inclusive_with_a_hair_of_slack() -> None:
+    interval = acceptance_interval([71.43] * 5, 1)  # 71.43 +- 0.05
+    assert interval.contains(71.38) and interval.contains(71.48)
+    slack = 1e-12 * 71.43
+    assert interval.contains(interval.low - slack * 0.5) and not interval.contains(interval.low - slack * 2)
+    assert interval.contains(interval.high + slack * 0.5) and not interval.contains(interval.high + slack * 2)
+
+
+def test_interval_sums_do_not_depend_on_order() -> None:
+    values = [1e16, 1.0, -1e16, 3.0, 2.0]
+    assert acceptance_interval(values, 2) == acceptance_interval(sorted(values), 2)
+    assert acceptance_interval(values, 2).center == pytest.approx(6.0 / 5)
 
 
 def test_interval_formula() -> None:

@@ -46,7 +46,6 @@ BYTE_ESCAPES = "RRA004"
 BUDGET = "RRA008"
 #: Rules no RRA 1.0 manifest can fire; their examples are illustrations (see their pages).
 CANNOT_FIRE_IN_1_0 = {
-    "RRA102": "no field of the 1.0 schema is newer than 1.0 (no x-rra-added marks)",
     "RRA115": "every keyword of the 1.0 schema maps to RRA110-RRA114",
 }
 #: Packaging rules (RRA8xx) judge a packed artifact, not a manifest: their examples are console

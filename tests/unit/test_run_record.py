@@ -10,13 +10,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from rra_tools.model.run_record import RunRecord
+from rra_tools.model.run_record import RECORD_VERSION, RunRecord
 from rra_tools.model.schema import generated_schemas
 from rra_tools.io.atomic import write_atomic
 from rra_tools.run.records import fresh_private_dir, new_run_dir, record_bytes, redact
 
 REPO = Path(__file__).resolve().parents[2]
-SCHEMA_NAME = "rra-run-record-1.0.schema.json"
+SCHEMA_NAME = f"rra-run-record-{RECORD_VERSION}.schema.json"
 
 RECORD = {
     "record_version": "1.0", "artifact_id": "a", "artifact_digest": "0" * 64, "launcher": "train",

@@ -3,26 +3,20 @@
 from __future__ import annotations
 
 import math
+import posixpath
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...intervals import Interval, acceptance_interval
 from ..context import Context, Finding, Pointer, strings
 from . import check
+from ._numbers import as_int, as_number
 
 __all__ = ["claim_interval", "observation_values"]
 
-
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def observation_values(claim: Mapping[str, Any]) -> list[tuple[int, float, int | None]]:
-    """(index, value, seed) of each observation with a numeric value."""
+    """(index, value, seed) of each observation with a numeric value (seed None for an
+    observation identified by repeat)."""
     reference = claim.get("reference")
     if not isinstance(reference, Mapping) or not isinstance(reference.get("observations"), list):
         return []
@@ -32,18 +26,18 @@ def observation_values(claim: Mapping[str, Any]) -> list[tuple[int, float, int |
             value = obs.get("value")
             # Exact types first: this runs for every observation of every claim, several times.
             if type(value) is not float:
-                value = _num(value)
+                value = as_number(value)
                 if value is None:
                     continue
             seed = obs.get("seed")
-            out.append((index, value, seed if type(seed) is int else _int(seed)))
+            out.append((index, value, seed if type(seed) is int else as_int(seed)))
     return out
 
 
 def claim_interval(claim: Mapping[str, Any]) -> Interval | None:
     """The claim's acceptance interval, when it has ≥ 2 finite observations and a precision."""
     reported = claim.get("reported")
-    precision = _int(reported.get("precision")) if isinstance(reported, Mapping) else None
+    precision = as_int(reported.get("precision")) if isinstance(reported, Mapping) else None
     values = [v for _, v, _ in observation_values(claim)]
     if precision is None or precision < 0 or len(values) < 2 or not all(math.isfinite(v) for v in values):
         return None
@@ -62,27 +56,33 @@ def launcher_sanity(ctx: Context) -> Iterator[Finding]:
                           "or set stochastic: false")
         if isinstance(seeds, list):
             seen: set[int] = set()
-            for j, seed in enumerate(seeds):
-                if isinstance(seed, int) and not isinstance(seed, bool):
+            for j, raw_seed in enumerate(seeds):
+                seed = as_int(raw_seed)
+                if seed is not None:
                     if seed in seen:
                         yield Finding("RRA511", f"seed {seed} is listed twice", ("launchers", i, "seeds", j))
                     seen.add(seed)
         resources = launcher.get("resources")
         if isinstance(resources, Mapping):
-            timeout, expected = _num(resources.get("timeout_s")), _num(resources.get("expected_runtime_s"))
+            timeout, expected = as_number(resources.get("timeout_s")), as_number(resources.get("expected_runtime_s"))
             if timeout is not None and expected is not None and expected > timeout:
                 yield Finding("RRA510", f"timeout_s {timeout:g} is shorter than expected_runtime_s {expected:g}",
                               ("launchers", i, "resources", "timeout_s"),
                               "allow headroom: a timeout of about twice the expected runtime")
 
 
-@check("RRA502", "RRA503", "RRA504", "RRA505", "RRA506", "RRA507", "RRA509")
+@check("RRA502", "RRA503", "RRA504", "RRA505", "RRA506", "RRA507", "RRA509", "RRA512")
 def observations(ctx: Context) -> Iterator[Finding]:
     """Reference observations are enough, finite, independent, and consistent with the claim."""
     seeds_of: dict[str, set[int]] = {}
+    repeats_of: dict[str, int] = {}
     for _, launcher in ctx.items("launchers"):
-        if isinstance(launcher.get("id"), str) and isinstance(launcher.get("seeds"), list):
-            seeds_of[launcher["id"]] = {s for s in launcher["seeds"] if _int(s) is not None}
+        if not isinstance(launcher.get("id"), str):
+            continue
+        if isinstance(launcher.get("seeds"), list):
+            seeds_of[launcher["id"]] = {s for s in map(as_int, launcher["seeds"]) if s is not None}
+        if launcher.get("stochastic") is False:
+            repeats_of[launcher["id"]] = as_int(launcher.get("repeats", 1)) or 1
     explained = {ref for _, d in ctx.items("discrepancies") for _, ref in strings(d.get("claims"))}
     for i, claim in ctx.items("claims"):
         base: Pointer = ("claims", i)
@@ -99,13 +99,16 @@ def observations(ctx: Context) -> Iterator[Finding]:
             yield Finding("RRA503", f"claim {claim.get('id')!r} has {n} reference observations; 5 are recommended",
                           (*base, "reference", "observations"))
         reported = claim.get("reported")
-        reported_value = _num(reported.get("value")) if isinstance(reported, Mapping) else None
+        reported_value = as_number(reported.get("value")) if isinstance(reported, Mapping) else None
         if reported_value is not None and not math.isfinite(reported_value):
             yield Finding("RRA504", f"reported value {reported_value!r} is not finite", (*base, "reported", "value"))
         values = observation_values(claim)
         seen: dict[int, int] = {}
         launcher_id = claim.get("launcher")
         launcher_seeds = seeds_of.get(launcher_id) if isinstance(launcher_id, str) else None
+        repeats = repeats_of.get(launcher_id) if isinstance(launcher_id, str) else None
+        yield from _repeats(raw, base, repeats)
+        yield from _independence(raw, base)
         for j, value, seed in values:
             pointer = (*base, "reference", "observations", j)
             if not math.isfinite(value):
@@ -135,6 +138,53 @@ def observations(ctx: Context) -> Iterator[Finding]:
             yield Finding("RRA507", f"claim {claim.get('id')!r} is declared {declared!r} but its observations make "
                           f"it {computed!r} (spread {interval.spread:.3g}, precision floor {interval.floor:g})",
                           (*base, "reference", "stability"), f"write stability: {computed}, or omit it")
+
+
+def _repeats(raw: list[Any], base: Pointer, repeats: int | None) -> Iterator[Finding]:
+    """Observations of a launcher that is not stochastic name distinct repeats among its runs."""
+    seen: dict[int, int] = {}
+    for j, obs in enumerate(raw):
+        repeat = as_int(obs.get("repeat")) if isinstance(obs, Mapping) else None
+        if repeat is None:
+            continue
+        pointer = (*base, "reference", "observations", j, "repeat")
+        if repeat in seen:
+            yield Finding("RRA505", f"observations {seen[repeat]} and {j} share repeat {repeat}; they are not "
+                          "independent", pointer, "record observations from distinct runs")
+        else:
+            seen[repeat] = j
+        if repeats is None:
+            yield Finding("RRA509", f"observation repeat {repeat} belongs to a stochastic launcher, whose runs "
+                          "are told apart by seed", pointer, "give the seed of the run instead")
+        elif repeat >= repeats:
+            yield Finding("RRA509", f"observation repeat {repeat} is not among the launcher's runs "
+                          f"0 to {repeats - 1} (repeats: {repeats})", pointer,
+                          f"raise the launcher's repeats to at least {repeat + 1}")
+
+
+def _run_of(path: str) -> str:
+    # rra run writes one directory per run, holding record.json and the run's logs: two records
+    # named record.json in one directory are one run. Records named otherwise are one run each.
+    normal = posixpath.normpath(path.replace("\\", "/"))
+    head, tail = posixpath.split(normal)
+    return head if tail == "record.json" else normal
+
+
+def _independence(raw: list[Any], base: Pointer) -> Iterator[Finding]:
+    """Observations that point at the same run's record cannot be independent."""
+    first: dict[str, int] = {}
+    for j, obs in enumerate(raw):
+        record = obs.get("run_record") if isinstance(obs, Mapping) else None
+        if not isinstance(record, str):
+            continue
+        run = _run_of(record)
+        if run in first:
+            yield Finding("RRA512", f"observations {first[run]} and {j} come from the same run ({run!r}); "
+                          "independent observations come from separate runs",
+                          (*base, "reference", "observations", j, "run_record"),
+                          "record one observation per run, from runs on separate machines where possible")
+        else:
+            first[run] = j
 
 
 @check("RRA508")

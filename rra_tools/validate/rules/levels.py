@@ -11,6 +11,7 @@ from ...io.paths import resolve_inside
 from ...io.run_records import is_successful, read_run_record
 from ..context import Context, Finding
 from . import check
+from ._numbers import as_number
 from .experiments import claim_interval
 from .files import files
 from .pinning import commit_findings, image_findings
@@ -101,9 +102,9 @@ def _claim_reason(claim: Mapping[str, Any], good: Mapping[str, list[Mapping[str,
     values = []
     for record in good.get(launcher, []) if isinstance(launcher, str) else []:
         metrics = record.get("metrics")
-        value = metrics.get(ident) if isinstance(metrics, Mapping) else None
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-            values.append(float(value))
+        value = as_number(metrics.get(ident)) if isinstance(metrics, Mapping) else None
+        if value is not None and math.isfinite(value):
+            values.append(value)
     if not values:
         yield f"claim {ident!r} has no obtained value in the run records"
         return

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..context import Context, Finding
 from . import check
+from ._numbers import as_number
 
 __all__ = ["commit_findings", "image_findings"]
 
@@ -66,8 +67,7 @@ def lock_present(ctx: Context) -> Iterator[Finding]:
                       ("environment",), "add lock: {path, format, sha256} (e.g. a PEP 751 pylock.toml)")
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+_number = as_number
 
 
 @check("RRA403")

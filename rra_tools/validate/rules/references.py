@@ -6,7 +6,10 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ...model.regex import subset_problem
 from ..context import Context, Finding, Pointer, strings
+from ..diagnostics import Severity
+from ..schema_layer import declared_version
 from . import check
 
 __all__: list[str] = []
@@ -191,6 +194,10 @@ def claim_shape(ctx: Context) -> Iterator[Finding]:
             given = ", ".join(methods) if methods else "none"
             yield Finding("RRA206", f"extract must give exactly one of json_pointer, csv, regex; given: {given}",
                           base, "keep the one method that reads the output")
+        if extract.get("output") is not None and extract.get("stream") is not None:
+            yield Finding("RRA206", "extract must read exactly one source, a declared output or a stream; "
+                          "given both 'output' and 'stream'", (*base, "stream"),
+                          "keep 'stream' to read the captured stdout/stderr, or 'output' for a file")
         launcher_id, output_id = claim.get("launcher"), extract.get("output")
         fmt = outputs.get(launcher_id, {}).get(output_id) if isinstance(launcher_id, str) and \
             isinstance(output_id, str) else None
@@ -203,15 +210,24 @@ def claim_shape(ctx: Context) -> Iterator[Finding]:
                           (*base, "csv"), "row_index: -1 takes the last row; where: {split: test} matches a row")
         regex = extract.get("regex")
         if isinstance(regex, Mapping) and isinstance(regex.get("pattern"), str):
-            yield from _regex(regex, (*base, "regex"))
+            yield from _regex(regex, (*base, "regex"), declared_version(ctx.data) or (1, 1))
 
 
-def _regex(regex: Mapping[str, Any], pointer: Pointer) -> Iterator[Finding]:
+def _regex(regex: Mapping[str, Any], pointer: Pointer, version: tuple[int, int]) -> Iterator[Finding]:
+    problem = subset_problem(regex["pattern"])
+    outside = f"regex {regex['pattern']!r} is outside the portable subset: {problem}"
     try:
         compiled = re.compile(regex["pattern"])
     except re.error as exc:
-        yield Finding("RRA210", f"regex {regex['pattern']!r} does not compile: {exc}", (*pointer, "pattern"))
+        # ECMA-262 constructs Python refuses, e.g. (?<name>...): the subset says what is wrong.
+        message = outside if problem is not None else f"regex {regex['pattern']!r} does not compile: {exc}"
+        yield Finding("RRA210", message, (*pointer, "pattern"))
         return
+    if problem is not None:
+        # RRA 1.0 admitted any Python 're' pattern; a 1.0 manifest keeps validating (a warning),
+        # from 1.1 on the pattern must be in the portable subset.
+        yield Finding("RRA210", outside, (*pointer, "pattern"), "see spec/02-manifest.md#regular-expressions",
+                      severity=Severity.WARNING if version < (1, 1) else None)
     group = regex.get("group", 1)
     if isinstance(group, int) and not isinstance(group, bool) and group > compiled.groups:
         yield Finding("RRA210", f"regex {regex['pattern']!r} has {compiled.groups} group(s), "
@@ -268,3 +284,35 @@ def parameter_defaults(ctx: Context) -> Iterator[Finding]:
                 if "default" in spec and spec["default"] not in choices:
                     yield Finding("RRA211", f"default {spec['default']!r} of parameter {name!r} is not one of "
                                   f"its choices", (*base, "default"), "add it to choices or change the default")
+
+
+@check("RRA213")
+def secrets_stored(ctx: Context) -> Iterator[Finding]:
+    """A secret's value is never written into the manifest or into a recorded place."""
+    for i, launcher in ctx.items("launchers"):
+        env = launcher.get("env")
+        for _, name in strings(launcher.get("secrets")):
+            if isinstance(env, Mapping) and name in env:
+                yield Finding("RRA213", f"secret {name!r} also has a value in env, which the manifest stores",
+                              ("launchers", i, "env", name), "remove it from env: its value comes from the "
+                              "caller's environment at run time", at_key=True)
+        params = launcher.get("parameters")
+        if not isinstance(params, Mapping):
+            continue
+        secret = {name for name, p in params.items() if isinstance(p, Mapping) and p.get("secret") is True}
+        for name in sorted(secret):
+            if "default" in params[name]:
+                yield Finding("RRA213", f"secret parameter {name!r} has a default, which the manifest stores",
+                              ("launchers", i, "parameters", name, "default"),
+                              "remove the default: the value comes from the caller's environment", at_key=True)
+        places: list[tuple[Pointer, str]] = []
+        if isinstance(launcher.get("cwd"), str):
+            places.append((("launchers", i, "cwd"), launcher["cwd"]))
+        for j, output in ctx.items("outputs", launcher):
+            if isinstance(output.get("path"), str):
+                places.append((("launchers", i, "outputs", j, "path"), output["path"]))
+        for pointer, text in places:
+            for name in placeholders(text):
+                if name in secret:
+                    yield Finding("RRA213", f"secret parameter {{{name}}} is used in a path, which run records "
+                                  "store", pointer, "use secret parameters only in argv")
