@@ -43,9 +43,11 @@ def out_of_range_integers(data: Any) -> Iterator[tuple[tuple[str | int, ...], in
 
 def out_of_range_message(value: int) -> str:
     """What is wrong with an integer outside INT_MIN..INT_MAX, without printing thousands of digits."""
-    # str() of an integer of more than 4300 digits raises; the reader caps literals below that.
-    digits = len(str(value).lstrip("-")) if value.bit_length() < 14_000 else None
-    shown = f"an integer of {digits} digits" if digits and digits > 40 else str(value)
-    if digits is None or digits >= 4300:
+    # str() of an integer of more than 4300 digits raises; the reader caps literals at 4300.
+    if value.bit_length() >= 14_000:
         shown = "an integer of 4300 digits or more"
+    else:
+        digits = len(str(abs(value)))
+        shown = str(value) if digits <= 40 else (
+            f"an integer of {digits} digits" if digits < 4300 else "an integer of 4300 digits or more")
     return f"{shown} is out of range: integers must lie between -2^63 and 2^63-1"

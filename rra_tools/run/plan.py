@@ -7,6 +7,7 @@ directory, environment, outputs) without running anything.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
