@@ -289,8 +289,10 @@ def plan_runs(artifact: Artifact, launcher_id: str | None, *, seed: int | None =
     overrides = dict(overrides or {})
     if launcher_id is not None:
         launcher = find_launcher(artifact, launcher_id)
-        params = resolve_parameters(launcher, overrides)
-        return [plan_one(artifact, launcher, s, params) for s in seeds_for(launcher, seed, all_seeds)]
+        params = resolve_parameters(launcher, overrides, environ=environ)
+        secrets = secret_environment(launcher, environ)
+        return [plan_one(artifact, launcher, s, params, r, secrets) for s in seeds_for(launcher, seed, all_seeds)
+                for r in repeats_for(launcher, all_seeds)]
     launchers = launcher_order(artifact)
     declared = {name for launcher in launchers for name in launcher.parameters}
     unknown = sorted(set(overrides) - declared)
