@@ -1,0 +1,25 @@
+"""The whole conformance suite through the external-implementation protocol: 'rra validate'
+wrapped in a shell script, as another implementation would be run, passes every case with the
+exact codes — directory cases and packaging cases (oci-layout:DIR) alike."""
+
+from __future__ import annotations
+
+import stat
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from rra_tools.cli.main import cli
+from rra_tools.conformance import load_suite, suite_path
+
+
+def test_rra_validate_as_an_external_implementation_passes_the_whole_suite(tmp_path: Path) -> None:
+    wrapper = tmp_path / "rra-validate-impl"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m rra_tools validate --format json "$1"\n')
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    result = CliRunner().invoke(cli, ["conformance", "run", "--strict-codes", "-j", "4", "--timeout", "120",
+                                      "--impl", str(wrapper)])
+    assert result.exit_code == 0, result.output
+    total = str(len(load_suite(suite_path())))
+    assert result.output.strip().splitlines()[-1].split() == ["all", total, total, "0", "100.0%"]
