@@ -83,23 +83,6 @@ def explain(code: str) -> None:
     click.echo(text, nl=False)
 
 
-@cli.command()
-@click.argument("directory", default=".", type=click.Path(file_okay=False))
-@click.option("--id", "artifact_id", default=None, help="Artifact id.  [default: from the directory name]")
-@click.option("--title", default=None, help="Artifact title.  [default: the directory name]")
-def init(directory: str, artifact_id: str | None, title: str | None) -> None:
-    """Write a starting rra.yaml (with a $schema line for editors); never overwrites one."""
-    from pathlib import Path
-
-    import shlex
-
-    from ..builder.init import scaffold
-
-    path = scaffold(Path(directory), artifact_id=artifact_id, title=title)
-    # Quoted: the line is meant to be pasted into a shell as it is.
-    click.echo(f"wrote {path}; fill in the TODOs, then run: rra validate {shlex.quote(directory)}")
-
-
 @cli.group()
 def conformance() -> None:
     """Run the RRA conformance suite against an implementation."""
@@ -175,6 +158,9 @@ cli.add_command(pull)
 cli.add_command(attach)
 cli.add_command(discover)
 cli.add_command(provenance)
+from .init_cmd import init_command  # noqa: E402
+
+cli.add_command(init_command)
 
 
 def main(argv: list[str] | None = None) -> Any:

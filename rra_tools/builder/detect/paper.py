@@ -1,0 +1,119 @@
+"""Paper metadata: ``CITATION.cff`` (its ``preferred-citation`` when it has one: that is the paper,
+the top level describes the software) and arXiv/DOI links in the README."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .findings import Finding
+from .repo import RawRepo
+from .yamlfile import YamlFile, read_yaml
+
+__all__ = ["README_FILES", "detect_paper"]
+
+README_FILES = ("README.md", "README.rst", "README.txt", "README")
+
+_ARXIV = re.compile(r"(?:arxiv\.org/(?:abs|pdf)/|arXiv:\s?)([0-9]{4}\.[0-9]{4,5}(?:v[0-9]+)?)", re.IGNORECASE)
+_DOI = re.compile(r"(?:doi\.org/|doi:\s?)(10\.[0-9]{4,9}/[^\s\"'<>\])}]+)", re.IGNORECASE)
+_DOI_VALUE = re.compile(r"10\.[0-9]{4,9}/\S+")
+
+
+def _author(entry: Any) -> dict[str, str] | None:
+    if not isinstance(entry, dict):
+        return None
+    name = entry.get("name")
+    if not isinstance(name, str):
+        parts = [entry.get("given-names"), entry.get("name-particle"), entry.get("family-names")]
+        name = " ".join(str(p) for p in parts if isinstance(p, str) and p.strip())
+    if not name.strip():
+        return None
+    author = {"name": name.strip()}
+    orcid = entry.get("orcid")
+    if isinstance(orcid, str):
+        match = re.search(r"[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X]", orcid)
+        if match:
+            author["orcid"] = match.group(0)
+    affiliation = entry.get("affiliation")
+    if isinstance(affiliation, str) and affiliation.strip():
+        author["affiliation"] = affiliation.strip()
+    return author
+
+
+def _citation(cff: YamlFile, paper: dict[str, Any], found: list[Finding]) -> None:
+    data = cff.data if isinstance(cff.data, dict) else {}
+    base: tuple[str, ...] = ()
+    entry = data
+    preferred = data.get("preferred-citation")
+    if isinstance(preferred, dict):
+        entry, base = preferred, ("preferred-citation",)
+    title = entry.get("title")
+    if isinstance(title, str) and title.strip():
+        paper["title"] = title.strip()
+        found.append(cff.finding("paper.title", paper["title"], *base, "title"))
+    authors = entry.get("authors")
+    if isinstance(authors, list):
+        people = [a for a in (_author(e) for e in authors) if a is not None]
+        if people:
+            paper["authors"] = people
+            found.append(cff.finding("paper.authors", ", ".join(a["name"] for a in people), *base, "authors"))
+    for key in ("journal", "conference", "collection-title"):
+        venue = entry.get(key)
+        if isinstance(venue, dict):
+            venue = venue.get("name")
+        if isinstance(venue, str) and venue.strip():
+            paper["venue"] = venue.strip()
+            found.append(cff.finding("paper.venue", paper["venue"], *base, key))
+            break
+    year = entry.get("year")
+    where: tuple[str | int, ...] = (*base, "year")
+    if not isinstance(year, int):
+        released = entry.get("date-released") or entry.get("date-published")
+        year = int(released[:4]) if isinstance(released, str) and released[:4].isdigit() else None
+        where = (*base, "date-released" if "date-released" in entry else "date-published")
+    if isinstance(year, int) and 1900 <= year <= 2200:
+        paper["year"] = year
+        found.append(cff.finding("paper.year", year, *where))
+    doi = entry.get("doi")
+    if isinstance(doi, str) and _DOI_VALUE.fullmatch(doi.strip()):
+        paper["doi"] = doi.strip()
+        found.append(cff.finding("paper.doi", paper["doi"], *base, "doi"))
+    url = entry.get("url")
+    if isinstance(url, str) and re.fullmatch(r"https?://\S+", url.strip()):
+        paper["url"] = url.strip()
+        found.append(cff.finding("paper.url", paper["url"], *base, "url"))
+    paper["citation_file"] = cff.name
+
+
+def _readme_links(repo: RawRepo, paper: dict[str, Any], found: list[Finding]) -> None:
+    name = repo.first(*README_FILES)
+    text = repo.text(name) if name else None
+    if name is None or text is None:
+        return
+    for number, line in enumerate(text.splitlines(), 1):
+        # One id may be written twice on a line ([arXiv:X](https://arxiv.org/abs/X)): report it once.
+        for value in dict.fromkeys(match.group(1) for match in _ARXIV.finditer(line)):
+            note = ""
+            if "arxiv" not in paper:
+                paper["arxiv"] = value
+            elif paper["arxiv"] != value:
+                note = f"another arXiv id than {paper['arxiv']!r}; the first one is used"
+            found.append(Finding("paper.arxiv", value, name, number, note))
+        for value in dict.fromkeys(match.group(1).rstrip(".,;") for match in _DOI.finditer(line)):
+            note = ""
+            if "doi" not in paper:
+                paper["doi"] = value
+            elif paper["doi"] != value:
+                note = f"another DOI than {paper['doi']!r} (kept); check which one is the paper's"
+            found.append(Finding("paper.doi", value, name, number, note))
+
+
+def detect_paper(repo: RawRepo, problems: list[Finding]) -> tuple[dict[str, Any], list[Finding]]:
+    """The ``paper`` fields found (possibly none) and where each came from."""
+    paper: dict[str, Any] = {}
+    found: list[Finding] = []
+    cff = read_yaml(repo, "CITATION.cff", problems) if repo.has("CITATION.cff") else None
+    if cff is not None:
+        _citation(cff, paper, found)
+    _readme_links(repo, paper, found)
+    return paper, found

@@ -1,0 +1,87 @@
+"""``rra init``: a blank template, or a draft detected from a raw git repository."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from ..builder.detect.findings import Finding
+    from ..builder.draft import Draft
+
+__all__ = ["init_command"]
+
+
+@click.command("init")
+@click.argument("raw_repo", metavar="[RAW_REPO]", default=".", type=click.Path(file_okay=False))
+@click.option("-o", "--output", "artifact", metavar="ARTIFACT", type=click.Path(file_okay=False), default=None,
+              help="Directory to write rra.yaml into.  [default: RAW_REPO]")
+@click.option("--upstream", metavar="URL@COMMIT", default=None,
+              help="Upstream repository and full 40-hex commit, instead of git's remote 'origin' and HEAD.")
+@click.option("--id", "artifact_id", default=None, help="Artifact id.  [default: from the directory name]")
+@click.option("--title", default=None,
+              help="Artifact title.  [default: the paper's title from CITATION.cff, else the directory name]")
+def init_command(raw_repo: str, artifact: str | None, upstream: str | None, artifact_id: str | None,
+                 title: str | None) -> None:
+    """Draft rra.yaml from what a repository already says, or write a starting template.
+
+    When RAW_REPO is the root of a git working tree, its files (those git lists, never ignored
+    ones) are read for the upstream URL and commit, the license (LICENSE matched to SPDX) and the
+    paper's metadata (CITATION.cff, arXiv/DOI links in the README); each item found is printed
+    with its file:line, and whatever the repository does not say is a TODO that 'rra validate'
+    reports (RRA214). Otherwise the directory gets a blank template. Never overwrites a manifest."""
+    import shlex
+    from pathlib import Path
+
+    from ..builder.detect.repo import is_raw_repo
+
+    raw = Path(raw_repo)
+    target = Path(artifact) if artifact is not None else raw
+    shown = artifact if artifact is not None else raw_repo
+    if not is_raw_repo(raw):
+        if upstream is not None:
+            raise click.UsageError(f"--upstream drafts from a git repository, and {raw_repo!r} is not the root "
+                                   "of one")
+        from ..builder.init import scaffold
+
+        path = scaffold(target, artifact_id=artifact_id, title=title)
+        # Quoted: the line is meant to be pasted into a shell as it is.
+        click.echo(f"wrote {path}; fill in the TODOs, then run: rra validate {shlex.quote(shown)}")
+        return
+    from ..builder.draft import draft_manifest, write_draft
+
+    in_place = artifact is None or target.resolve() == raw.resolve()
+    draft = draft_manifest(raw, upstream=upstream, artifact_id=artifact_id, title=title, in_place=in_place)
+    path = write_draft(draft, target)
+    _render(draft)
+    click.echo(f"wrote {path}; fill in the TODOs, then run: rra validate {shlex.quote(shown)}")
+
+
+def _render(draft: Draft) -> None:
+    click.echo("found:")
+    for finding in draft.findings:
+        click.echo(_line(finding))
+    if not draft.findings:
+        click.echo("  nothing")
+    if draft.candidates:
+        click.echo("candidate claims and notes (not written into the manifest):")
+        for finding in draft.candidates:
+            click.echo(_line(finding))
+    for problem in draft.problems:
+        click.echo(f"skipped {problem.where}: {problem.note}")
+    if draft.assumed:
+        click.echo("assumed (check these):")
+        for line in draft.assumed:
+            click.echo(f"  {line}")
+    if draft.placeholders:
+        click.echo("left as TODO (rra validate reports each as RRA214 until filled in):")
+        for pointer in draft.placeholders:
+            click.echo(f"  {pointer}")
+
+
+def _line(finding: Finding) -> str:
+    note = f"  ({finding.note})" if finding.note else ""
+    # A fixed column (not the longest item's width): the same finding prints the same line in
+    # every repository, which scripts and tests can rely on.
+    return f"  {finding.item:<16} {finding.value}  [{finding.where}]{note}"
