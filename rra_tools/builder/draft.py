@@ -10,22 +10,29 @@ and listed in :attr:`Draft.assumed`.
 
 from __future__ import annotations
 
-import os
 import platform
-import tempfile
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import SPEC_VERSION
+from .detect.claims import detect_claims
+from .detect.environment import DetectedEnvironment, detect_environment
 from .detect.findings import Finding
+from .detect.launchers import detect_launchers
 from .detect.license import detect_license
 from .detect.paper import detect_paper
 from .detect.repo import RawRepo, parse_upstream_option
 from .init import SCHEMA_URL, AlreadyExists, _slug, check_id, check_title
 from .yamltext import to_yaml
 
-__all__ = ["Draft", "draft_manifest", "write_draft"]
+__all__ = ["REQUIREMENTS_NAME", "Draft", "draft_manifest", "write_draft"]
+
+#: The file the draft's requirements are written to when ``rra lock`` would not find them in place.
+REQUIREMENTS_NAME = "requirements.in"
+#: Requirement sources ``rra lock`` reads where they are (rra_tools.env.resolve.declared_requirements).
+_LOCK_READS = ("requirements.in", "requirements.txt", "pyproject.toml")
 
 
 @dataclass
@@ -44,10 +51,14 @@ class Draft:
     candidates: list[Finding] = field(default_factory=list)
     #: Files that could not be read (skipped, with why).
     problems: list[Finding] = field(default_factory=list)
+    #: The requirements found and the file they came from (see :mod:`.detect.environment`).
+    environment: DetectedEnvironment = field(default_factory=DetectedEnvironment)
+    #: Text of a requirements file to write beside the manifest, when ``rra lock`` needs one.
+    requirements_text: str | None = None
 
     def todo(self, pointer: str, text: str) -> str:
-        """A placeholder value for ``pointer``, recorded in :attr:`placeholders`."""
-        self.placeholders.append(pointer)
+        """A placeholder value (``pointer`` says where it goes, for the reader of this code)."""
+        del pointer
         return f"TODO: {text}"
 
     def text(self) -> str:
@@ -76,10 +87,47 @@ def draft_manifest(raw: Path, *, upstream: str | None = None, artifact_id: str |
     data["paper"] = _paper(draft, paper)
     draft.findings.extend(paper_found)
     data["code"] = _code(draft, repo, upstream, in_place)
-    data["environment"] = {"interpreter": {"version": _default_python(draft)}}
-    data["launchers"] = [_template_launcher(draft)]
+    env = detect_environment(repo, draft.problems)
+    draft.environment = env
+    draft.findings.extend(env.findings)
+    draft.findings.extend(env.conflicts)
+    data["environment"] = {"interpreter": {"version": env.python or _default_python(draft)}}
+    draft.requirements_text = _requirements_text(env, in_place)
+    found = detect_launchers(repo, env.console_scripts, draft.problems)
+    draft.findings.extend(found.findings)
+    draft.assumed.extend(found.assumed)
+    launchers = found.launchers or [_template_launcher(draft)]
+    for launcher in launchers:
+        launcher["resources"] = {"timeout_s": 3600, "expected_runtime_s": 600}
+    draft.assumed.append("resources timeout_s 3600 and expected_runtime_s 600 of every launcher: nothing in "
+                         "the repository says how long a run takes")
+    data["launchers"] = launchers
     data["claims"] = []
+    if found.discrepancies:
+        data["discrepancies"] = found.discrepancies
+    draft.candidates = detect_claims(repo)
+    draft.placeholders = _placeholders(data)
     return draft
+
+
+def _placeholders(data: Any, pointer: str = "") -> list[str]:
+    """JSON pointers of the TODO values, in document order."""
+    if isinstance(data, dict):
+        return [p for key, value in data.items() for p in _placeholders(value, f"{pointer}/{key}")]
+    if isinstance(data, list):
+        return [p for index, value in enumerate(data) for p in _placeholders(value, f"{pointer}/{index}")]
+    return [pointer] if isinstance(data, str) and re.match(r"[ \t]*TODO(?![A-Za-z0-9_])", data) else []
+
+
+def _requirements_text(env: DetectedEnvironment, in_place: bool) -> str | None:
+    """A requirements.in for ``rra lock``, unless it reads the source itself where it is."""
+    if env.source is None or (in_place and env.source in _LOCK_READS):
+        return None
+    lines = [f"# Drafted by 'rra init' from {env.source}; 'rra lock' resolves and pins these."]
+    if env.untranslated:
+        lines.append("# Not translated (no pip package; install them another way, or drop them):")
+        lines.extend(f"#   {entry}" for entry in env.untranslated)
+    return "\n".join([*lines, *env.requirements]) + "\n"
 
 
 def _paper(draft: Draft, found: dict[str, Any]) -> dict[str, Any]:
@@ -123,36 +171,36 @@ def _default_python(draft: Draft) -> str:
 
 
 def _template_launcher(draft: Draft) -> dict[str, Any]:
-    draft.assumed.append("launchers[0].resources timeout_s 3600 and expected_runtime_s 600: nothing in the "
-                         "repository says how long a run takes")
     return {
         "id": "main",
         "description": draft.todo("/launchers/0/description", "what this step computes"),
         "argv": [draft.todo("/launchers/0/argv/0", "the command that runs the experiment")],
         "stochastic": False,
-        "resources": {"timeout_s": 3600, "expected_runtime_s": 600},
     }
 
 
-def write_draft(draft: Draft, directory: Path) -> Path:
-    """Write ``directory/rra.yaml`` atomically; :class:`AlreadyExists` rather than overwrite a manifest."""
-    from ..validate.api import find_manifest
+def write_draft(draft: Draft, directory: Path) -> list[Path]:
+    """Write ``directory/rra.yaml`` (and the drafted requirements.in, if any) atomically; raise
+    :class:`AlreadyExists` rather than overwrite a manifest. The paths written, manifest first."""
+    from ..io.atomic import write_atomic
+    from ..io.manifest import find_manifest
 
     existing = find_manifest(directory) if directory.is_dir() else None
     if existing is not None:
         raise AlreadyExists(f"{existing} already exists; nothing was written")
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / "rra.yaml"
-    fd, tmp = tempfile.mkstemp(prefix=".rra.yaml.", dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(draft.text())
-        # A hard link is created whole or not at all, and fails if the target exists: a manifest
-        # that appears meanwhile is never overwritten, and no reader sees half a file.
-        try:
-            os.link(tmp, target)
-        except FileExistsError:
-            raise AlreadyExists(f"{target} already exists; nothing was written") from None
-    finally:
-        os.unlink(tmp)
-    return target
+        write_atomic(target, draft.text().encode("utf-8"), replace=False)
+    except FileExistsError:
+        raise AlreadyExists(f"{target} already exists; nothing was written") from None
+    written = [target]
+    requirements = directory / REQUIREMENTS_NAME
+    if draft.requirements_text is not None:
+        if requirements.exists():
+            draft.problems.append(Finding("requirements", REQUIREMENTS_NAME, REQUIREMENTS_NAME, None,
+                                          "already exists and was kept; the drafted requirements were not written"))
+        else:
+            write_atomic(requirements, draft.requirements_text.encode("utf-8"), replace=False)
+            written.append(requirements)
+    return written

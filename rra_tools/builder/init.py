@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import SPEC_VERSION
 from ..errors import ExitStatus, RRAError
-from ..model.schema import SCHEMA_BASE_URL
+from ..model.vocab import SCHEMA_BASE_URL
 
 __all__ = ["AlreadyExists", "InvalidValue", "check_id", "check_title", "scaffold", "scaffold_text"]
 

@@ -27,10 +27,15 @@ def init_command(raw_repo: str, artifact: str | None, upstream: str | None, arti
     """Draft rra.yaml from what a repository already says, or write a starting template.
 
     When RAW_REPO is the root of a git working tree, its files (those git lists, never ignored
-    ones) are read for the upstream URL and commit, the license (LICENSE matched to SPDX) and the
-    paper's metadata (CITATION.cff, arXiv/DOI links in the README); each item found is printed
-    with its file:line, and whatever the repository does not say is a TODO that 'rra validate'
-    reports (RRA214). Otherwise the directory gets a blank template. Never overwrites a manifest."""
+    ones) are read for the upstream URL and commit, the license (LICENSE matched to SPDX), the
+    paper's metadata (CITATION.cff, arXiv/DOI links in the README), the environment
+    (requirements files, pyproject.toml, setup.py read without running it, setup.cfg, conda
+    files, Pipfile, .python-version, runtime.txt; the first in that order is used and the others
+    are reported), launchers (MLproject, dvc.yaml, console scripts, __main__ scripts with their
+    argparse options) and candidate claims (numbers in Markdown tables, printed metrics). Each
+    item found is printed with its file:line; whatever the repository does not say is a TODO that
+    'rra validate' reports (RRA214), and two sources that disagree become a discrepancy stub.
+    Otherwise the directory gets a blank template. Never overwrites a manifest."""
     import shlex
     from pathlib import Path
 
@@ -53,9 +58,11 @@ def init_command(raw_repo: str, artifact: str | None, upstream: str | None, arti
 
     in_place = artifact is None or target.resolve() == raw.resolve()
     draft = draft_manifest(raw, upstream=upstream, artifact_id=artifact_id, title=title, in_place=in_place)
-    path = write_draft(draft, target)
+    written = write_draft(draft, target)
     _render(draft)
-    click.echo(f"wrote {path}; fill in the TODOs, then run: rra validate {shlex.quote(shown)}")
+    if len(written) > 1:
+        click.echo(f"wrote {written[1]} from {draft.environment.source} for 'rra lock'")
+    click.echo(f"wrote {written[0]}; fill in the TODOs, then run: rra validate {shlex.quote(shown)}")
 
 
 def _render(draft: Draft) -> None:
@@ -64,8 +71,12 @@ def _render(draft: Draft) -> None:
         click.echo(_line(finding))
     if not draft.findings:
         click.echo("  nothing")
+    if draft.environment.untranslated:
+        click.echo(f"not translated from {draft.environment.source} (no pip package):")
+        for entry in draft.environment.untranslated:
+            click.echo(f"  {entry}")
     if draft.candidates:
-        click.echo("candidate claims and notes (not written into the manifest):")
+        click.echo("candidate claims (not written: a claim needs reference observations from runs):")
         for finding in draft.candidates:
             click.echo(_line(finding))
     for problem in draft.problems:

@@ -10,11 +10,10 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from .. import FORMAT_VERSIONS
+from .vocab import SCHEMA_BASE_URL
 
 __all__ = ["SCHEMA_BASE_URL", "generated_schemas", "render_schema", "schema_for"]
 
-#: Stable base of every published schema's ``$id``; the path carries the standard's version.
-SCHEMA_BASE_URL = "https://rra.dev/schemas"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 

@@ -86,3 +86,110 @@ def test_a_directory_without_git_gets_the_template(tmp_path: Path) -> None:
     out = _init(str(tmp_path / "new"))
     assert out.startswith(f"wrote {tmp_path / 'new' / 'rra.yaml'}; fill in the TODOs")
     assert "found:" not in out
+
+
+def _found(out: str, *lines: str) -> None:
+    for line in lines:
+        assert line + "\n" in out, f"{line!r} not in:\n{out}"
+
+
+def _draft(name: str, tmp_path: Path) -> tuple[Path, str, dict[str, object]]:
+    repo = make_repo(name, tmp_path)
+    out = _init(str(repo))
+    return repo, out, parse_document((repo / "rra.yaml").read_text()).data
+
+
+def test_plain_scripts_environment_launcher_and_candidates(tmp_path: Path) -> None:
+    repo, out, data = _draft("plain-scripts", tmp_path)
+    _found(out,
+           "  requirement      numpy>=1.24,<2  [requirements.txt:2]",
+           "  option           --lam: float = 0.1  [train.py:11]",
+           "  launcher         train: python train.py --seed {seed} --lam {lam} --n {n}  [train.py:1]  "
+           "(a script run as __main__)",
+           "  claim-candidate  housing / RMSE = 0.82  [README.md:16]  (a number in a results table)",
+           r"  claim-candidate  stdout regex RMSE:\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?)  [train.py:17]  "
+           "(printed metric 'RMSE')",
+           "  launcher train seeds [0]: the default of --seed (train.py:10); a full reproduction usually runs several")
+    assert data["launchers"] == [{
+        "id": "train", "description": "TODO: what train.py computes",
+        "argv": ["python", "train.py", "--seed", "{seed}", "--lam", "{lam}", "--n", "{n}"], "seeds": [0],
+        "parameters": {"lam": {"type": "float", "default": 0.1}, "n": {"type": "int", "default": 200}},
+        "resources": {"timeout_s": 3600, "expected_runtime_s": 600}}]
+    # requirements.txt is where 'rra lock' reads it: no second file.
+    assert not (repo / "requirements.in").exists()
+    assert _validate(repo) == [("RRA214", "/launchers/0/description"), ("RRA404", "/environment")]
+
+
+def test_mlproject_with_a_conda_file(tmp_path: Path) -> None:
+    repo, out, data = _draft("mlproject-conda", tmp_path)
+    _found(out,
+           "  conda_env        conda.yaml  [MLproject:3]",
+           "  python           3.10  [conda.yaml:6]  (conda pin)",
+           "  requirement      torch==2.1.0.*  [conda.yaml:7]",
+           "  requirement      mlflow==2.9.2  [conda.yaml:13]",
+           "  parameter        main.lr: float = 0.05  [MLproject:9]",
+           "  parameter        evaluate.checkpoint: path, no default  [MLproject:15]",
+           "  launcher         main: python train.py --epochs {epochs} --lr {lr} --data-dir {data_dir} --arch {arch}"
+           "  [MLproject:12]",
+           "  discrepancy      lr: 0.05 vs 0.1  [MLproject:9]  (train.py:9 disagrees; recorded as a discrepancy stub, "
+           "not resolved)",
+           "not translated from conda.yaml (no pip package):\n  cudatoolkit=11.8 (conda.yaml:9)",
+           f"wrote {repo / 'requirements.in'} from conda.yaml for 'rra lock'")
+    main, evaluate = data["launchers"]  # type: ignore[misc]
+    assert main["parameters"]["lr"] == {"type": "float", "default": 0.05}
+    assert evaluate["parameters"]["checkpoint"]["type"] == "path"
+    assert data["environment"] == {"interpreter": {"version": "3.10"}}
+    [stub] = data["discrepancies"]  # type: ignore[misc]
+    assert stub["code_does"] == ("MLproject:9 gives parameter 'lr' the default 0.05; train.py:9 gives --lr the "
+                                 "default 0.1")
+    assert (repo / "requirements.in").read_text().splitlines()[2:] == [
+        "#   cudatoolkit=11.8 (conda.yaml:9)", "torch==2.1.0.*", "torchvision==0.16.0.*", "numpy==1.26.*",
+        "mlflow==2.9.2", "tqdm>=4.66"]
+    assert _validate(repo) == [
+        ("RRA214", "/discrepancies/0/impact"), ("RRA214", "/discrepancies/0/paper_says"),
+        ("RRA214", "/discrepancies/0/rationale"), ("RRA214", "/launchers/1/parameters/checkpoint/default"),
+        ("RRA214", "/paper/authors/0/name"), ("RRA214", "/paper/title"), ("RRA404", "/environment")]
+
+
+def test_dvc_pipeline(tmp_path: Path) -> None:
+    repo, out, data = _draft("dvc-pipeline", tmp_path)
+    _found(out,
+           "  python           3.11.7  [.python-version:1]",
+           "  license          Apache-2.0  [LICENSE:2]",
+           "  param            prepare: prepare.seed = 20170428  [params.yaml:3]",
+           "  deps             src/train.py, data/prepared  [dvc.yaml:15]  (stage train)",
+           "  metrics          eval/metrics.json  [dvc.yaml:28]  (stage evaluate)",
+           "  launcher         train: python src/train.py data/prepared model.pkl  [dvc.yaml:13]")
+    assert [(launcher["id"], launcher.get("depends_on"), launcher["outputs"])  # type: ignore[index]
+            for launcher in data["launchers"]] == [  # type: ignore[attr-defined]
+        ("prepare", None, [{"id": "prepared", "path": "data/prepared", "format": "directory"}]),
+        ("train", ["prepare"], [{"id": "model", "path": "model.pkl", "format": "binary"}]),
+        ("evaluate", ["train"], [{"id": "metrics", "path": "eval/metrics.json", "format": "json"}])]
+    assert _validate(repo) == [("RRA214", "/paper/authors/0/name"), ("RRA214", "/paper/title"),
+                               ("RRA404", "/environment")]
+
+
+def test_setup_py_package_with_a_console_script_and_a_results_table(tmp_path: Path) -> None:
+    repo, out, data = _draft("setup-package", tmp_path)
+    _found(out,
+           "  requirement      networkx==3.1  [setup.py:16]",
+           "  python           3.9  [setup.py:12]  (lower bound of '>=3.9': the oldest allowed, not necessarily the "
+           "one the authors ran)",
+           "  launcher         graphreg-train: graphreg-train --dataset {dataset} --rank {rank} --gamma {gamma} "
+           "--seed {seed}  [setup.py:20]  (console script graphreg-train = graphreg.cli:main)",
+           "  claim-candidate  graphreg / Douban = 0.734  [docs/README.md:10]  (a number in a results table)",
+           f"wrote {repo / 'requirements.in'} from setup.py for 'rra lock'")
+    [launcher] = data["launchers"]  # type: ignore[misc]
+    assert launcher["parameters"]["dataset"] == {"type": "str", "default": "movielens-100k",
+                                                 "choices": ["movielens-100k", "douban"]}
+    assert (repo / "requirements.in").read_text().splitlines()[1:] == ["numpy>=1.22", "scipy>=1.8", "networkx==3.1"]
+    assert _validate(repo) == [("RRA214", "/paper/authors/0/name"), ("RRA214", "/paper/title"),
+                               ("RRA404", "/environment")]
+
+
+def test_setup_py_is_never_executed(tmp_path: Path) -> None:
+    repo = make_repo("setup-package", tmp_path)
+    (repo / "setup.py").write_text("import pathlib\npathlib.Path('EXECUTED').write_text('x')\n"
+                                   + (repo / "setup.py").read_text())
+    _init(str(repo))
+    assert not (repo / "EXECUTED").exists() and not (tmp_path / "EXECUTED").exists()

@@ -50,3 +50,65 @@ def test_yaml_writer_round_trips_awkward_strings() -> None:
     data = {"a": ["x: y", "#c", "&d", "2024", "true", "", {"k": [], "yes": {}}], "n": [1, 2.5, False, None],
             "nested": [[1, 2], {"e": "é"}]}
     assert parse_document(to_yaml(data)).data == data
+
+
+def test_conda_packages_translate_to_pip_or_are_listed() -> None:
+    from rra_tools.builder.detect.environment import conda_to_pip
+
+    assert [conda_to_pip(s) for s in ["conda-forge::numpy=1.26", "scipy==1.11.4", "pytorch", "pandas>=2",
+                                      "py-opencv=4.8=py310h", "mkl=2023.1", "python=3.10", "cuda-nvcc"]] == [
+        "numpy==1.26.*", "scipy==1.11.4", "torch", "pandas>=2", "opencv-python==4.8.*", None, None, None]
+
+
+def test_setup_py_is_parsed_not_run() -> None:
+    from rra_tools.builder.detect.environment import setup_py_metadata
+
+    source = ("import os\nos.system('touch /tmp/never')\nfrom setuptools import setup\nREQS = open('r.txt').read()\n"
+              "setup(name='p', install_requires=REQS, python_requires='>=3.8',\n"
+              "      entry_points={'console_scripts': ['p=p.cli:main']})\n")
+    # A value computed at run time (install_requires read from a file) is absent, not guessed.
+    assert setup_py_metadata(source) == {"name": ("p", 5), "python_requires": (">=3.8", 5),
+                                         "entry_points": ({"console_scripts": ["p=p.cli:main"]}, 6)}
+    assert setup_py_metadata("setup(") == {}
+
+
+def test_argparse_options_are_read_statically() -> None:
+    import ast
+
+    from rra_tools.builder.detect.argparse_static import read_options
+
+    tree = ast.parse("import argparse\np = argparse.ArgumentParser()\np.add_argument('data')\n"
+                     "p.add_argument('-b', '--batch-size', type=int, default=32)\n"
+                     "p.add_argument('--out', dest='output_dir', default='runs')\n"
+                     "p.add_argument('--fp16', action='store_true')\n"
+                     "p.add_argument('--lr', type=float, required=True)\n")
+    assert [(o.flag, o.dest, o.type, o.default, o.is_flag, o.required, o.line) for o in read_options(tree)] == [
+        ("--batch-size", "batch_size", "int", 32, False, False, 4),
+        ("--out", "output_dir", "str", "runs", False, False, 5),
+        ("--fp16", "fp16", None, None, True, False, 6),
+        ("--lr", "lr", "float", None, False, True, 7)]
+
+
+def test_printed_metrics_become_stdout_regexes() -> None:
+    import re
+
+    from rra_tools.builder.detect.claims import metric_prints
+
+    source = ('print(f"epoch {e}")\nprint(f"val acc: {acc:.2f}")\nprint("F1 = %.3f" % f1)\n'
+              'print("loss:", loss)\nprint("done")\n')
+    found = metric_prints("m.py", source)
+    assert [(f.line, f.note) for f in found] == [(2, "printed metric 'val acc'"), (3, "printed metric 'F1'"),
+                                                 (4, "printed metric 'loss'")]
+    for finding, printed, value in zip(found, ["val acc: 0.91", "F1 = 0.734", "loss: 1e-3"],
+                                       ["0.91", "0.734", "1e-3"]):
+        pattern = finding.value.removeprefix("stdout regex ")
+        match = re.search(pattern, f"noise\n{printed}\n")
+        assert match is not None and match.group(1) == value
+
+
+def test_markdown_table_numbers_are_located() -> None:
+    from rra_tools.builder.detect.claims import table_numbers
+
+    text = "intro\n\n| Model | Acc | Notes |\n|:--|--:|---|\n| **ours** | **91.2** | best |\n| base | 88% | - |\n"
+    assert [(f.value, f.line) for f in table_numbers("README.md", text)] == [
+        ("**ours** / Acc = **91.2**", 5), ("base / Acc = 88%", 6)]

@@ -8,6 +8,7 @@ every machine that has a repository has git; it is run with a fixed, small set o
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import subprocess
@@ -70,6 +71,7 @@ class RawRepo:
     files: list[str] = field(default_factory=list)
     _texts: dict[str, str | None] = field(default_factory=dict, repr=False)
     _index: frozenset[str] = field(default=frozenset(), repr=False)
+    _trees: dict[str, ast.Module | None] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._index = frozenset(self.files)
@@ -112,6 +114,19 @@ class RawRepo:
                 text = None
         self._texts[name] = text
         return text
+
+    def tree(self, name: str) -> ast.Module | None:
+        """The parsed Python source of a listed file (parsed once, never run), or ``None``."""
+        if name not in self._trees:
+            text = self.text(name)
+            tree: ast.Module | None = None
+            if text is not None:
+                try:
+                    tree = ast.parse(text, filename=name)
+                except (SyntaxError, ValueError, MemoryError, RecursionError):
+                    tree = None
+            self._trees[name] = tree
+        return self._trees[name]
 
     def first(self, *names: str) -> str | None:
         """The first of ``names`` that is listed (case-insensitively for the file name)."""

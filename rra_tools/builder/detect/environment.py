@@ -1,0 +1,362 @@
+"""The Python environment a repository declares: requirements and the interpreter version.
+
+Sources, in the order of precedence ``rra init`` applies (the first that declares requirements is
+the one used; every other one is still reported, with a note saying it was not used, so the choice
+is never silent):
+
+1. ``requirements.in``, then ``requirements.txt`` (what ``rra lock`` reads first, and most often the
+   set the authors actually ran); other top-level ``requirements*.txt`` files are reported only;
+2. ``pyproject.toml`` ``[project] dependencies`` (PEP 621);
+3. ``setup.py`` ``install_requires`` (read with :mod:`ast`, never executed), then ``setup.cfg``
+   ``[options] install_requires``;
+4. a conda file (``environment.yml``/``.yaml``, or the one an ``MLproject`` names): conda packages
+   translated to pip requirements, plus its ``pip:`` section; what has no pip equivalent (the
+   CUDA toolkit, compilers, ``mkl``, ...) is listed as untranslated;
+5. ``Pipfile`` ``[packages]``.
+
+The interpreter version: ``.python-version``, then ``runtime.txt`` (``python-3.x.y``), then a
+conda file's ``python=`` pin, then the lower bound of ``requires-python`` / ``python_requires``.
+
+Requirement strings are checked with :mod:`packaging` (a dependency already); requirement files
+are read line by line here because their grammar (options, ``-r`` includes, hashes) is small and
+pip-requirements-parser is not installed.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import re
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from .findings import Finding
+from .repo import RawRepo
+from .yamlfile import YamlFile, read_yaml
+
+__all__ = ["DetectedEnvironment", "conda_to_pip", "detect_environment", "setup_py_metadata"]
+
+CONDA_FILES = ("environment.yml", "environment.yaml", "conda.yml", "conda.yaml")
+
+#: conda packages that are not Python packages on PyPI (system libraries, toolchains, runtimes).
+_CONDA_ONLY = re.compile(r"(python|pip|cudatoolkit|cuda(-.*)?|cudnn|nccl|pytorch-cuda|pytorch-mutex|cpuonly|mkl(-.*)?|"
+                         r"blas|libblas|openblas|libgcc.*|libstdcxx.*|_libgcc_mutex|_openmp_mutex|gcc.*|gxx.*|"
+                         r"openssl|ca-certificates|ffmpeg|libjpeg-turbo|zlib|r-.*|nodejs)")
+#: conda names whose PyPI name differs.
+_CONDA_TO_PYPI = {"pytorch": "torch", "py-opencv": "opencv-python", "matplotlib-base": "matplotlib",
+                  "pytables": "tables", "tensorflow-gpu": "tensorflow", "pytorch-lightning": "pytorch-lightning"}
+
+
+@dataclass
+class DetectedEnvironment:
+    """Requirements and interpreter version found, with where they came from."""
+
+    requirements: list[str] = field(default_factory=list)
+    #: The file the requirements were taken from (``None`` when no file declares any).
+    source: str | None = None
+    python: str | None = None
+    #: conda entries with no pip equivalent, ``"name (file:line)"``.
+    untranslated: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    #: Packages one source pins differently from the one used (reported, not resolved).
+    conflicts: list[Finding] = field(default_factory=list)
+    #: console_scripts of the repository's own package: name -> "module:function".
+    console_scripts: dict[str, tuple[str, str, int]] = field(default_factory=dict)
+
+
+def _requirement(text: str) -> Requirement | None:
+    try:
+        return Requirement(text)
+    except InvalidRequirement:
+        return None
+
+
+def _requirements_file(repo: RawRepo, name: str) -> list[tuple[str, int]]:
+    text = repo.text(name) or ""
+    found: list[tuple[str, int]] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = re.split(r"(^|\s)#", raw, maxsplit=1)[0].strip()
+        # Options (-r, -c, -e, --index-url, hashes) are pip's, not requirements; '-e .' and
+        # paths install the repository itself, which item 2 of the builder handles.
+        if not line or line.startswith("-") or line.startswith((".", "/")):
+            continue
+        line = line.split(" --hash", 1)[0].strip().rstrip("\\").strip()
+        if _requirement(line) is not None:
+            found.append((line, number))
+    return found
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    for number, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            return number
+    return None
+
+
+def _pyproject(repo: RawRepo) -> tuple[list[tuple[str, int | None]], tuple[str, int | None] | None]:
+    text = repo.text("pyproject.toml")
+    if text is None:
+        return [], None
+    try:
+        project = tomllib.loads(text).get("project", {})
+    except tomllib.TOMLDecodeError:
+        return [], None
+    if not isinstance(project, dict):
+        return [], None
+    deps = [(d, _line_of(text, f'"{d}"') or _line_of(text, f"'{d}'")) for d in project.get("dependencies", [])
+            if isinstance(d, str)]
+    requires = project.get("requires-python")
+    python = (requires, _line_of(text, "requires-python")) if isinstance(requires, str) else None
+    return deps, python
+
+
+def _literal(node: ast.AST) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def setup_py_metadata(source: str) -> dict[str, tuple[Any, int]]:
+    """The literal keyword arguments of the ``setup(...)`` call in ``source``, with their lines;
+    the file is parsed, never executed, so a value computed at run time (read from a file, ...) is
+    absent rather than guessed.
+
+    >>> setup_py_metadata("from setuptools import setup\\nsetup(name='x', install_requires=['a>=1'])")
+    {'name': ('x', 2), 'install_requires': (['a>=1'], 2)}
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name == "setup":
+                found: dict[str, tuple[Any, int]] = {}
+                for keyword in node.keywords:
+                    value = _literal(keyword.value)
+                    if keyword.arg is not None and value is not None:
+                        found[keyword.arg] = (value, keyword.value.lineno)
+                return found
+    return {}
+
+
+def _console_scripts(entry_points: Any) -> list[str]:
+    if isinstance(entry_points, dict):
+        scripts = entry_points.get("console_scripts", [])
+        return [s for s in ([scripts] if isinstance(scripts, str) else scripts) if isinstance(s, str)]
+    return []
+
+
+def conda_to_pip(spec: str) -> str | None:
+    """The pip requirement for a conda dependency, or ``None`` when it has no pip equivalent.
+
+    A conda ``=1.26`` means any 1.26.x (pip ``==1.26.*``); ``==`` is exact; a build string after a
+    second ``=`` is dropped; a ``channel::`` prefix is dropped.
+
+    >>> conda_to_pip("pytorch=2.1.0"), conda_to_pip("numpy=1.26"), conda_to_pip("cudatoolkit=11.8")
+    ('torch==2.1.0.*', 'numpy==1.26.*', None)
+    """
+    spec = spec.split("::", 1)[-1].strip()
+    match = re.fullmatch(r"([A-Za-z0-9_.\-]+)\s*(.*)", spec)
+    if match is None:
+        return None
+    name, version = match.group(1).lower(), match.group(2).strip()
+    if _CONDA_ONLY.fullmatch(name):
+        return None
+    name = _CONDA_TO_PYPI.get(name, name)
+    if not version:
+        return name
+    if version.startswith("=") and not version.startswith("=="):
+        pin = version[1:].split("=", 1)[0]
+        return f"{name}=={pin if pin.endswith('*') else pin + '.*'}"
+    if version[0].isdigit():
+        return f"{name}=={version.split('=', 1)[0]}.*"
+    requirement = _requirement(f"{name}{version.split(' ', 1)[0]}")
+    return str(requirement) if requirement is not None else None
+
+
+def _conda(conda: YamlFile) -> tuple[list[tuple[str, int | None]], list[str], tuple[str, int | None] | None]:
+    """(pip requirements, untranslated entries, python pin) of a conda environment file."""
+    data = conda.data if isinstance(conda.data, dict) else {}
+    deps = data.get("dependencies")
+    requirements: list[tuple[str, int | None]] = []
+    untranslated: list[str] = []
+    python: tuple[str, int | None] | None = None
+    for index, dep in enumerate(deps if isinstance(deps, list) else []):
+        line = conda.line("dependencies", index)
+        if isinstance(dep, dict) and isinstance(dep.get("pip"), list):
+            for pip_index, pip_dep in enumerate(dep["pip"]):
+                if isinstance(pip_dep, str) and _requirement(pip_dep) is not None:
+                    requirements.append((pip_dep, conda.line("dependencies", index, "pip", pip_index)))
+            continue
+        if not isinstance(dep, str):
+            continue
+        name = re.split(r"[=<>!\s]", dep.split("::", 1)[-1], maxsplit=1)[0].lower()
+        if name == "python":
+            pin = re.search(r"[0-9]+(\.[0-9]+){0,2}", dep)
+            python = (pin.group(0), line) if pin else None
+            continue
+        if name == "pip":
+            continue
+        pip = conda_to_pip(dep)
+        if pip is None:
+            untranslated.append(f"{dep} ({conda.name}:{line})")
+        else:
+            requirements.append((pip, line))
+    return requirements, untranslated, python
+
+
+def _lower_bound(spec: str) -> str | None:
+    match = re.search(r">=\s*([0-9]+\.[0-9]+)", spec) or re.search(r"~=\s*([0-9]+\.[0-9]+)", spec)
+    return match.group(1) if match else None
+
+
+def detect_environment(repo: RawRepo, problems: list[Finding], conda_file: str | None = None) -> DetectedEnvironment:
+    """Requirements (from the first source in the precedence order) and the interpreter version."""
+    env = DetectedEnvironment()
+    sources: list[tuple[str, list[tuple[str, int | None]]]] = []
+    pythons: list[tuple[str, str, int | None, str]] = []
+
+    for name in ("requirements.in", "requirements.txt"):
+        if repo.has(name):
+            sources.append((name, [(r, n) for r, n in _requirements_file(repo, name)]))
+    for name in repo.files:
+        if "/" not in name and re.fullmatch(r"requirements[-_.].*\.txt", name) and name != "requirements.txt":
+            problems_note = "not used: an extra set (development, docs, ...) rather than the run's"
+            env.findings.append(Finding("requirements", f"{len(_requirements_file(repo, name))} packages", name,
+                                        None, problems_note))
+    deps, requires_python = _pyproject(repo)
+    if deps:
+        sources.append(("pyproject.toml", deps))
+    if requires_python is not None:
+        pythons.append(("requires-python", requires_python[0], requires_python[1], "pyproject.toml"))
+    setup_text = repo.text("setup.py")
+    if setup_text is not None:
+        meta = setup_py_metadata(setup_text)
+        install = meta.get("install_requires")
+        if install is not None and isinstance(install[0], list):
+            sources.append(("setup.py", [(d, _line_of(setup_text, d) or install[1]) for d in install[0]
+                                         if isinstance(d, str)]))
+        if "python_requires" in meta and isinstance(meta["python_requires"][0], str):
+            pythons.append(("python_requires", meta["python_requires"][0], meta["python_requires"][1], "setup.py"))
+        entry = meta.get("entry_points")
+        for script in _console_scripts(entry[0] if entry else None):
+            script_name, _, target = (part.strip() for part in script.partition("="))
+            if script_name and target:
+                env.console_scripts[script_name] = (target, "setup.py", _line_of(setup_text, script) or 0)
+    _setup_cfg(repo, sources, pythons, env)
+    conda_file = conda_file or _mlproject_conda(repo, problems)
+    conda_name = conda_file if conda_file and repo.has(conda_file) else repo.first(*CONDA_FILES[:2])
+    conda = read_yaml(repo, conda_name, problems) if conda_name else None
+    if conda is not None:
+        conda_reqs, env.untranslated, conda_python = _conda(conda)
+        sources.append((conda.name, conda_reqs))
+        if conda_python is not None:
+            pythons.append(("python", conda_python[0], conda_python[1], conda.name))
+    pipfile = repo.text("Pipfile")
+    if pipfile is not None:
+        try:
+            packages = tomllib.loads(pipfile).get("packages", {})
+        except tomllib.TOMLDecodeError:
+            packages = {}
+        reqs = [(f"{k}{v if isinstance(v, str) and v != '*' else ''}", _line_of(pipfile, k))
+                for k, v in (packages.items() if isinstance(packages, dict) else [])]
+        if reqs:
+            sources.append(("Pipfile", reqs))
+    _choose(env, sources)
+    _python(repo, env, pythons)
+    return env
+
+
+def _mlproject_conda(repo: RawRepo, problems: list[Finding]) -> str | None:
+    """The conda file an MLproject names (``conda_env``), relative to the repository root."""
+    if not repo.has("MLproject"):
+        return None
+    project = read_yaml(repo, "MLproject", [])
+    conda = project.data.get("conda_env") if project is not None and isinstance(project.data, dict) else None
+    return conda.removeprefix("./") if isinstance(conda, str) else None
+
+
+def _setup_cfg(repo: RawRepo, sources: list[tuple[str, list[tuple[str, int | None]]]],
+               pythons: list[tuple[str, str, int | None, str]], env: DetectedEnvironment) -> None:
+    text = repo.text("setup.cfg")
+    if text is None:
+        return
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return
+    if parser.has_option("options", "install_requires"):
+        lines = [d.strip() for d in parser.get("options", "install_requires").splitlines() if d.strip()]
+        sources.append(("setup.cfg", [(d, _line_of(text, d)) for d in lines if _requirement(d) is not None]))
+    if parser.has_option("options", "python_requires"):
+        spec = parser.get("options", "python_requires").strip()
+        pythons.append(("python_requires", spec, _line_of(text, "python_requires"), "setup.cfg"))
+    if parser.has_option("options.entry_points", "console_scripts"):
+        for script in parser.get("options.entry_points", "console_scripts").splitlines():
+            script_name, _, target = (part.strip() for part in script.partition("="))
+            if script_name and target and script_name not in env.console_scripts:
+                env.console_scripts[script_name] = (target, "setup.cfg", _line_of(text, script.strip()) or 0)
+
+
+def _choose(env: DetectedEnvironment, sources: list[tuple[str, list[tuple[str, int | None]]]]) -> None:
+    used: dict[str, tuple[str, str, int | None]] = {}
+    for index, (name, reqs) in enumerate(sources):
+        if index == 0:
+            env.source = name
+            env.requirements = [r for r, _ in reqs]
+            for requirement, line in reqs:
+                env.findings.append(Finding("requirement", requirement, name, line))
+                parsed = _requirement(requirement)
+                if parsed is not None:
+                    used[_canonical(parsed.name)] = (requirement, name, line)
+            continue
+        env.findings.append(Finding("requirements", f"{len(reqs)} packages", name, None,
+                                    f"not used: {sources[0][0]} comes first in the precedence order"))
+        for requirement, line in reqs:
+            parsed = _requirement(requirement)
+            other = used.get(_canonical(parsed.name)) if parsed is not None else None
+            if parsed is not None and other is not None and _requirement(other[0]) is not None:
+                mine = _requirement(other[0])
+                if mine is not None and str(mine.specifier) != str(parsed.specifier) and parsed.specifier:
+                    env.conflicts.append(Finding("requirement-conflict", f"{requirement!r} vs {other[0]!r}", name,
+                                                 line, f"{other[1]}:{other[2]} is used"))
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _python(repo: RawRepo, env: DetectedEnvironment, pythons: list[tuple[str, str, int | None, str]]) -> None:
+    candidates: list[tuple[str, str, int | None, str]] = []
+    text = repo.text(".python-version")
+    if text is not None and re.fullmatch(r"\s*[0-9]+\.[0-9]+(\.[0-9]+)?\s*", text):
+        candidates.append((text.strip(), ".python-version", 1, ""))
+    text = repo.text("runtime.txt")
+    match = re.fullmatch(r"\s*python-([0-9]+\.[0-9]+(\.[0-9]+)?)\s*", text or "")
+    if match:
+        candidates.append((match.group(1), "runtime.txt", 1, ""))
+    for kind, spec, line, name in pythons:
+        if kind == "python":
+            candidates.append((spec, name, line, "conda pin"))
+    for kind, spec, line, name in pythons:
+        if kind != "python":
+            bound = _lower_bound(spec)
+            env.findings.append(Finding("python.requires", spec, name, line))
+            if bound is not None:
+                candidates.append((bound, name, line, f"lower bound of {spec!r}: the oldest allowed, not "
+                                                      "necessarily the one the authors ran"))
+    for index, (version, name, line, note) in enumerate(candidates):
+        if index == 0:
+            env.python = version
+            env.findings.append(Finding("python", version, name, line, note))
+        elif version.split(".")[:2] != candidates[0][0].split(".")[:2]:
+            env.findings.append(Finding("python", version, name, line,
+                                        f"not used: {candidates[0][1]} comes first in the precedence order"))
