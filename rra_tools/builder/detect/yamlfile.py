@@ -1,5 +1,6 @@
 """Reading the repository's YAML files (CITATION.cff, MLproject, dvc.yaml, environment.yml, ...)
-through the project's bounded, position-keeping reader, so each value found has its line."""
+through the project's one document loader (bounded: size, depth, aliases), so each value found
+has its line."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...io.errors import LoadError
-from ...io.source import SourceDocument, parse_document
+from ...io.manifest import LoadedManifest, load_manifest_bytes
 from .findings import Finding
 from .repo import RawRepo
 
@@ -19,7 +20,7 @@ class YamlFile:
     """A parsed YAML file of the repository, with a way to locate its values."""
 
     name: str
-    doc: SourceDocument
+    doc: LoadedManifest
 
     @property
     def data(self) -> Any:
@@ -43,7 +44,8 @@ def read_yaml(repo: RawRepo, name: str, problems: list[Finding]) -> YamlFile | N
     if text is None or not text.strip():
         return None
     try:
-        doc = parse_document(text)
+        # Without positions: the fast reader; a position asked for later re-reads the text once.
+        doc = load_manifest_bytes(text.encode("utf-8"))
     except LoadError as exc:
         problems.append(Finding("unreadable", name, name, exc.problem.line,
                                 f"not valid YAML, skipped: {exc.problem.message}"))
