@@ -43,7 +43,7 @@ class Draft:
     data: dict[str, Any]
     #: Everything found, in the order of the manifest's sections.
     findings: list[Finding] = field(default_factory=list)
-    #: JSON-pointer-like paths of the ``TODO`` values left for the author.
+    #: JSON pointers of the ``TODO`` values left for the author, in document order.
     placeholders: list[str] = field(default_factory=list)
     #: Values written without support in the repository, with why (the schema needs a value).
     assumed: list[str] = field(default_factory=list)
@@ -55,11 +55,6 @@ class Draft:
     environment: DetectedEnvironment = field(default_factory=DetectedEnvironment)
     #: Text of a requirements file to write beside the manifest, when ``rra lock`` needs one.
     requirements_text: str | None = None
-
-    def todo(self, pointer: str, text: str) -> str:
-        """A placeholder value (``pointer`` says where it goes, for the reader of this code)."""
-        del pointer
-        return f"TODO: {text}"
 
     def text(self) -> str:
         """The manifest file's text: a ``$schema`` line, a header, the data as block YAML."""
@@ -130,10 +125,15 @@ def _requirements_text(env: DetectedEnvironment, in_place: bool) -> str | None:
     return "\n".join([*lines, *env.requirements]) + "\n"
 
 
+def _todo(text: str) -> str:
+    """A placeholder value, which RRA214 reports until the author replaces it."""
+    return f"TODO: {text}"
+
+
 def _paper(draft: Draft, found: dict[str, Any]) -> dict[str, Any]:
     paper: dict[str, Any] = {
-        "title": found.get("title") or draft.todo("/paper/title", "title of the paper"),
-        "authors": found.get("authors") or [{"name": draft.todo("/paper/authors/0/name", "first author")}],
+        "title": found.get("title") or _todo("title of the paper"),
+        "authors": found.get("authors") or [{"name": _todo("first author")}],
     }
     for key in ("venue", "year", "doi", "arxiv", "url", "citation_file"):
         if key in found:
@@ -145,18 +145,20 @@ def _code(draft: Draft, repo: RawRepo, upstream: str | None, in_place: bool) -> 
     licenses = detect_license(repo)
     draft.findings.extend(licenses)
     spdx = licenses[0].value if licenses and licenses[0].value != "unrecognised" else None
-    code: dict[str, Any] = {"license": spdx or draft.todo("/code/license", "SPDX license, e.g. MIT")}
+    code: dict[str, Any] = {"license": spdx or _todo("SPDX license, e.g. MIT")}
     if upstream is not None:
         url, commit = parse_upstream_option(upstream)
         draft.findings.append(Finding("upstream", f"{url} @ {commit}", "--upstream", None))
     else:
         git_url, git_commit = repo.upstream()
-        url = git_url or draft.todo("/code/upstream/url", "clone URL of the upstream repository")
-        commit = git_commit or draft.todo("/code/upstream/commit", "full 40-hex upstream commit")
+        url = git_url or _todo("clone URL of the upstream repository")
+        commit = git_commit or _todo("full 40-hex upstream commit")
         if git_url:
             draft.findings.append(Finding("upstream.url", git_url, None, None, "remote origin"))
         if git_commit:
-            draft.findings.append(Finding("upstream.commit", git_commit, None, None, "HEAD"))
+            note = "HEAD; tracked files have uncommitted changes, which this commit does not hold" \
+                if repo.modified() else "HEAD"
+            draft.findings.append(Finding("upstream.commit", git_commit, None, None, note))
     code["upstream"] = {"url": url, "commit": commit}
     if in_place:
         code["tree"] = {"path": "."}
@@ -173,8 +175,8 @@ def _default_python(draft: Draft) -> str:
 def _template_launcher(draft: Draft) -> dict[str, Any]:
     return {
         "id": "main",
-        "description": draft.todo("/launchers/0/description", "what this step computes"),
-        "argv": [draft.todo("/launchers/0/argv/0", "the command that runs the experiment")],
+        "description": _todo("what this step computes"),
+        "argv": [_todo("the command that runs the experiment")],
         "stochastic": False,
     }
 

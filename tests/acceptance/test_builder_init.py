@@ -191,5 +191,9 @@ def test_setup_py_is_never_executed(tmp_path: Path) -> None:
     repo = make_repo("setup-package", tmp_path)
     (repo / "setup.py").write_text("import pathlib\npathlib.Path('EXECUTED').write_text('x')\n"
                                    + (repo / "setup.py").read_text())
-    _init(str(repo))
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    out = _init(str(repo))
+    # The draft says that the commit does not hold what it read.
+    _found(out, f"  upstream.commit  {commit}  [git]  (HEAD; tracked files have uncommitted changes, which this "
+                "commit does not hold)")
     assert not (repo / "EXECUTED").exists() and not (tmp_path / "EXECUTED").exists()

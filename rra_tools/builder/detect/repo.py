@@ -94,6 +94,11 @@ class RawRepo:
             url = _git(self.root, "remote", "get-url", remotes[0]) if len(remotes) == 1 else None
         return (url.strip() or None) if url else None, (commit.strip() or None) if commit else None
 
+    def modified(self) -> bool:
+        """Whether tracked files differ from HEAD (the commit then does not hold what is read)."""
+        status = _git(self.root, "status", "--porcelain", "--untracked-files=no")
+        return bool(status and status.strip())
+
     def has(self, name: str) -> bool:
         """Whether git lists ``name`` (a path relative to the root)."""
         return name in self._index
