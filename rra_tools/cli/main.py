@@ -161,6 +161,9 @@ cli.add_command(provenance)
 from .init_cmd import init_command  # noqa: E402
 
 cli.add_command(init_command)
+from .change_cmd import change  # noqa: E402
+
+cli.add_command(change)
 
 
 def main(argv: list[str] | None = None) -> Any:
