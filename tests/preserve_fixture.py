@@ -20,6 +20,7 @@ FIXED_GIT_ENV = {
 
 TRAIN = '''"""Fit a one-parameter model and print its error."""
 import argparse
+import os
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--epochs", type=int, default=3)
@@ -27,8 +28,9 @@ parser.add_argument("--log", default="train.log")
 args = parser.parse_args()
 line = "RMSE: %.2f" % (0.82 + 0.0 * args.epochs)
 print(line)
+os.makedirs(os.path.dirname(args.log) or ".", exist_ok=True)
 with open(args.log, "w") as log:
-    log.write(line + "\n")
+    log.write(line + "\\n")
 '''
 
 README = """# Initialisation scale

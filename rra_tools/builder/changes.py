@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import ExitStatus, RRAError
 from ..io.artifact import Artifact, load_artifact
 from ..io.atomic import write_atomic
-from .manifest_edit import edit_manifest
+from .manifest_edit import edit_manifest, quoted
 from .patches import (
     apply_patch,
     checkout_commit,
@@ -179,8 +179,6 @@ def record_change(artifact_dir: str | Path, change: ChangeInput) -> RecordedChan
     sha256 = hashlib.sha256(patch_bytes).hexdigest()
 
     def mutate(document: Any) -> None:
-        from ruamel.yaml.scalarstring import DoubleQuotedScalarString
-
         code = document["code"]
         if "patches" not in code or code["patches"] is None:
             code["patches"] = []
@@ -190,7 +188,7 @@ def record_change(artifact_dir: str | Path, change: ChangeInput) -> RecordedChan
                                   "files": files, "patch": rel_patch, "rationale": change.rationale,
                                   "evidence": change.evidence,
                                   # quoted: YAML 1.1 readers take a bare 'no'/'yes' for a boolean
-                                  "alters_method": DoubleQuotedScalarString(change.alters_method)}
+                                  "alters_method": quoted(change.alters_method)}
         if change.launchers or change.claims:
             record["affects"] = {"launchers": list(change.launchers), "claims": list(change.claims)}
         if "changes" not in document or document["changes"] is None:

@@ -20,7 +20,7 @@ from ..errors import ExitStatus, RRAError
 from ..io.artifact import ArtifactError, checked_manifest
 from ..io.atomic import write_atomic
 
-__all__ = ["EditError", "edit_manifest"]
+__all__ = ["EditError", "edit_manifest", "quoted"]
 
 
 class EditError(RRAError):
@@ -32,6 +32,15 @@ class EditError(RRAError):
     def __init__(self, message: str, hint: str | None = None) -> None:
         super().__init__(message)
         self.hint = hint
+
+
+def quoted(text: str) -> str:
+    """``text`` written double-quoted: for values YAML 1.1 readers would take for booleans
+    ('yes', 'no') or numbers."""
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    value: str = DoubleQuotedScalarString(text)
+    return value
 
 
 def _sequence_offset(text: str) -> int:

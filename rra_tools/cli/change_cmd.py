@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-__all__ = ["change"]
+__all__ = ["change", "discrepancy", "reference"]
 
 KINDS = ("dependency-pin", "loader-repair", "bug-fix", "config", "path", "performance", "other")
 ARTIFACT_HELP = "The artifact directory (a git checkout of the upstream repository)."
@@ -65,3 +65,54 @@ def change_verify(artifact: str) -> None:
     result = verify_series(artifact)
     click.echo(f"ok: {len(result.patches)} patch(es) apply cleanly; tree digest {result.actual} "
                f"({result.files} files) equals the artifact's code")
+
+
+@click.group()
+def discrepancy() -> None:
+    """Record where the paper and its code disagree."""
+
+
+@discrepancy.command("add")
+@click.argument("discrepancy_id", metavar="ID")
+@click.option("-C", "--artifact", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="The artifact directory.")
+@click.option("--paper-says", required=True, help="What the paper states.")
+@click.option("--code-does", required=True, help="What the code does.")
+@click.option("--follows", required=True, type=click.Choice(["paper", "code"]),
+              help="Which one the artifact follows.")
+@click.option("--rationale", required=True, help="Why the artifact follows that side.")
+@click.option("--impact", required=True, help="Expected effect on the results.")
+@click.option("--claim", "claims", multiple=True, metavar="ID", help="A claim it bears on (repeatable; must exist).")
+def discrepancy_add(discrepancy_id: str, artifact: str, paper_says: str, code_does: str, follows: str,
+                    rationale: str, impact: str, claims: tuple[str, ...]) -> None:
+    """Add a discrepancy to the manifest's 'discrepancies' (comments kept, replaced atomically)."""
+    from ..builder.discrepancy import DiscrepancyInput, add_discrepancy
+
+    add_discrepancy(artifact, DiscrepancyInput(discrepancy_id, paper_says, code_does, follows, rationale, impact,
+                                               claims))
+    bears = f" (claims: {', '.join(claims)})" if claims else ""
+    click.echo(f"recorded discrepancy {discrepancy_id}: the artifact follows the {follows}{bears}")
+
+
+@click.group()
+def reference() -> None:
+    """Reference observations of the claims, from run records."""
+
+
+@reference.command("add")
+@click.argument("records", nargs=-1, required=True, metavar="RUN_RECORD...")
+@click.option("-C", "--artifact", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="The artifact directory.")
+@click.option("--by", required=True, help="Who ran these runs (a name or an e-mail address).")
+@click.option("--from", "origin", required=True, type=click.Choice(["raw", "refined"]),
+              help="Whether the runs used the raw upstream code or the refined artifact.")
+def reference_add(records: tuple[str, ...], artifact: str, by: str, origin: str) -> None:
+    """Turn run records (record.json files, or run directories, possibly copied from other
+    machines) into reference observations of the claims their launcher produces. A record
+    that is not 'completed', of another manifest or of a launcher no claim reads is refused;
+    records from outside the artifact are copied under its run-record directory."""
+    from ..builder.reference import add_references
+
+    added = add_references(artifact, records, by=by, origin=origin)
+    for item in added:
+        click.echo(f"claim {item.claim}: observation {item.value:g} (seed {item.seed}) from {item.run_record}")

@@ -161,9 +161,11 @@ cli.add_command(provenance)
 from .init_cmd import init_command  # noqa: E402
 
 cli.add_command(init_command)
-from .change_cmd import change  # noqa: E402
+from .change_cmd import change, discrepancy, reference  # noqa: E402
 
 cli.add_command(change)
+cli.add_command(discrepancy)
+cli.add_command(reference)
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -14,8 +14,9 @@ PACKAGE = Path(__file__).resolve().parents[2] / "rra_tools"
 
 #: Modules that may import ruamel.yaml, and why: the one reader; the round-trip editor of the
 #: manifest's lock block (the one ruamel API that writes YAML back with its comments); two readers
-#: of files that are not manifests (conda-lock and environment.yml, with line numbers of their own).
-RUAMEL_ALLOWED = {"io/source.py", "env/artifact.py", "env/locks.py", "env/resolve.py"}
+#: of files that are not manifests (conda-lock and environment.yml, with line numbers of their own);
+#: the builder's round-trip editor that adds change records, discrepancies and observations.
+RUAMEL_ALLOWED = {"io/source.py", "env/artifact.py", "env/locks.py", "env/resolve.py", "builder/manifest_edit.py"}
 
 
 @cache
