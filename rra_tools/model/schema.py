@@ -17,6 +17,15 @@ __all__ = ["SCHEMA_BASE_URL", "generated_schemas", "render_schema", "schema_for"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
+def _without_nulls(value: Any) -> Any:
+    # A default object lists only the fields that have a value: optional fields are omitted.
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
 class _RRASchemaGenerator(GenerateJsonSchema):
     """pydantic's generator, adjusted so the schema says what the standard says."""
 
@@ -24,10 +33,23 @@ class _RRASchemaGenerator(GenerateJsonSchema):
         # Optional fields are omitted, never null: the standard has no null values.
         return self.generate_inner(schema["schema"])
 
+    #: State the defaults of fields built with default_factory (see get_default_value).
+    factory_defaults = True
+
+    def get_default_value(self, schema: core_schema.WithDefaultSchema) -> Any:
+        # pydantic leaves out the default of a field built with default_factory ([] for a list,
+        # Evidence() for evidence); the spec states it, so the schema states it too.
+        factory = schema.get("default_factory")
+        if self.factory_defaults and factory is not None and not schema.get("default_factory_takes_data"):
+            return factory()  # type: ignore[call-arg]
+        return super().get_default_value(schema)
+
     def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
         value = super().default_schema(schema)
         if value.get("default", 0) is None:
             del value["default"]
+        elif "default" in value:
+            value["default"] = _without_nulls(value["default"])
         return value
 
     def dict_schema(self, schema: core_schema.DictSchema) -> JsonSchemaValue:
@@ -42,9 +64,17 @@ class _RRASchemaGenerator(GenerateJsonSchema):
         return value
 
 
+class _FirstReleaseGenerator(_RRASchemaGenerator):
+    """The generator of the formats still at their first release, 1.0: those were published
+    without the defaults of default_factory fields, and a published schema does not change."""
+
+    factory_defaults = False
+
+
 def schema_for(model: type[BaseModel], name: str) -> dict[str, Any]:
     """Return the JSON Schema of ``model`` with the ``$schema`` and ``$id`` of ``name``."""
-    body = model.model_json_schema(schema_generator=_RRASchemaGenerator, mode="validation")
+    generator = _FirstReleaseGenerator if FORMAT_VERSIONS[name] == "1.0" else _RRASchemaGenerator
+    body = model.model_json_schema(schema_generator=generator, mode="validation")
     return {
         "$schema": DIALECT,
         "$id": f"{SCHEMA_BASE_URL}/{FORMAT_VERSIONS[name]}/{name}.schema.json",

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+
+from ruamel.yaml import YAML
 
 import pytest
 from pydantic import BaseModel, Field
@@ -63,3 +66,27 @@ def test_every_object_of_the_manifest_has_a_generated_table() -> None:
     assert not missing, (f"spec/02-manifest.md has no field table for {missing}: put '<!-- generated: fields NAME -->' "
                          "and '<!-- end generated: fields NAME -->' where the object is described, then run "
                          "'python -m rra_tools._generate'")
+
+
+def test_the_tables_state_the_defaults_of_the_current_schema() -> None:
+    from rra_tools import SPEC_VERSION
+
+    schema = json.loads((ROOT / "schemas" / f"rra-manifest-{SPEC_VERSION}.schema.json").read_text(encoding="utf-8"))
+    spec = (ROOT / "spec" / "02-manifest.md").read_text(encoding="utf-8")
+    stated = {}
+    for name, body in re.findall(r"<!-- generated: fields (\w+) -->\n(.*?)<!-- end generated", spec, re.S):
+        for field, required in re.findall(r"^\| `([^`]+)` \|[^|]*\| ([^|]+) \|", body, re.M):
+            stated[name, field] = required.strip()
+    compared = 0
+    for name, definition in [("Manifest", schema), *schema["$defs"].items()]:
+        for field, prop in definition.get("properties", {}).items():
+            if (name, field) in stated:
+                has_default = "default" in prop
+                if has_default or stated[name, field].startswith("no, "):
+                    # Compared as data: the schema's JSON sorts object keys, the table keeps the
+                    # model's field order.
+                    table = stated[name, field]
+                    assert has_default and table.startswith("no, `") and table.endswith("`"), (name, field, table)
+                    assert YAML(typ="safe").load(table[len("no, `"):-1]) == prop["default"], (name, field, table)
+                    compared += 1
+    assert compared >= 20
