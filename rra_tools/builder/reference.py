@@ -11,14 +11,19 @@ observation's ``run_record`` stays inside the artifact for the validator and the
 
 Provenance: the observation's ``fingerprint`` comes from the record's host (hardware: CPU
 architecture, CPU count, accelerators; software: interpreter and the digest of the installed
-package set). Who ran it (``--by``), from which code (``--from raw|refined``) and on which
-machine (the record's OS and CPU architecture) go into the extension key ``x-provenance`` of
-the observation, because the RRA 1.0 ``Observation`` model has no field for them yet.
+package set). In an RRA 1.1 manifest the observation gets ``provenance``: ``by`` (``--by``),
+``code`` (``--from raw|refined``), ``revision`` (the upstream commit for raw code, the record's
+artifact digest for refined code), ``machine`` (``--machine``, else the record's OS, CPU
+architecture and CPU count, which need not tell two machines apart) and ``date`` (the day the run
+started); a run of a launcher that is not stochastic is told apart by ``repeat`` (the record's,
+else the next free index). A 1.0 manifest has no field for provenance: the same facts go into the
+extension key ``x-provenance`` and the repeat index into ``seed``.
 
 Digest: adding an observation changes the manifest, hence its digest, so a record made before
 an earlier ``rra reference add`` would no longer match. A record is accepted when its
 ``artifact_digest`` equals the digest of the current manifest, or of the current manifest with
-every observation that carries ``x-provenance`` (those this command added) removed: records of
+every observation that has a ``run_record`` and ``provenance`` or ``x-provenance`` (those this
+command adds) removed: records of
 runs made on the artifact as it was before any reference was added are all accepted, in one
 call or several.
 """
@@ -108,8 +113,8 @@ def _base_digests(artifact: Artifact) -> set[str]:
     for claim in stripped.get("claims") or []:
         reference = claim.get("reference") if isinstance(claim, dict) else None
         if isinstance(reference, dict) and isinstance(reference.get("observations"), list):
-            reference["observations"] = [o for o in reference["observations"]
-                                         if not (isinstance(o, dict) and "x-provenance" in o)]
+            reference["observations"] = [o for o in reference["observations"] if not (
+                isinstance(o, dict) and "run_record" in o and ("provenance" in o or "x-provenance" in o))]
     return {artifact.digest, manifest_digest(stripped)}
 
 
@@ -135,11 +140,18 @@ def _copy_run(artifact: Artifact, record_path: Path, by: str, launcher: str) -> 
     return (target / "record.json").relative_to(root).as_posix()
 
 
+def _version(data: Mapping[str, Any]) -> tuple[int, int]:
+    match = re.fullmatch(r"([0-9]+)\.([0-9]+)", str(data.get("rra_version", "")))
+    return (int(match.group(1)), int(match.group(2))) if match else (1, 0)
+
+
 def add_references(artifact_dir: str | Path, records: Sequence[str | Path], *, by: str,
-                   origin: str) -> list[AddedObservation]:
+                   origin: str, machine: str | None = None) -> list[AddedObservation]:
     """Turn ``records`` into observations (see the module docstring); all or nothing."""
     if not by.strip():
         raise ObservationError("--by is empty: say who ran these runs")
+    if machine is not None and not machine.strip():
+        raise ObservationError("--machine is empty: name the machine the runs were made on")
     if origin not in ("raw", "refined"):
         raise ObservationError(f"--from {origin!r} is not 'raw' or 'refined'")
     artifact = load_artifact(artifact_dir)
@@ -181,8 +193,12 @@ def add_references(artifact_dir: str | Path, records: Sequence[str | Path], *, b
     copied: list[Path] = []
     try:
         entries: list[tuple[str, dict[str, Any]]] = []
-        used_seeds = {c["id"]: {o.get("seed") for o in (c.get("reference") or {}).get("observations", [])}
-                      for c in claims}
+        modern = _version(artifact.data) >= (1, 1)
+        # Index already taken per claim: seeds, and repeats (1.1) or repeat indexes kept as seeds (1.0).
+        used = {c["id"]: {o.get("repeat" if modern else "seed") for o in (c.get("reference") or {}).get(
+            "observations", [])} for c in claims}
+        code = artifact.data.get("code") or {}
+        upstream_commit = str((code.get("upstream") or {}).get("commit", ""))
         for path, record, values in planned:
             rel = _copy_run(artifact, path, by, record.launcher)
             if not rel.startswith("..") and (artifact.root / rel) != path.resolve():
@@ -190,15 +206,30 @@ def add_references(artifact_dir: str | Path, records: Sequence[str | Path], *, b
             for claim in values:
                 if rel in existing.get(claim, []):
                     raise ObservationError(f"run record {rel!r} is already an observation of claim {claim!r}")
+                provenance = {"by": by, "code": origin,
+                              "revision": upstream_commit if origin == "raw" else record.artifact_digest,
+                              "machine": machine or f"{record.host.os}, {record.host.machine}, "
+                                                    f"{record.host.cpus} CPUs",
+                              "date": record.started[:10]}
+                observation: dict[str, Any] = {"value": record.metrics[claim]}
                 seed = record.seed
-                if seed is None:  # a deterministic launcher: the repeat index
-                    seed = next(i for i in range(len(used_seeds[claim]) + 1) if i not in used_seeds[claim])
-                used_seeds[claim].add(seed)
-                observation = {"value": record.metrics[claim], "seed": seed, "fingerprint": fingerprint_of(record),
-                               "run_record": rel,
-                               "x-provenance": {"by": by, "from": origin,
-                                                "machine": f"{record.host.os}, {record.host.machine}",
-                                                "started": record.started}}
+                if seed is not None:
+                    observation["seed"] = seed
+                else:  # a launcher that is not stochastic: its runs are told apart by repeat index
+                    repeat = getattr(record, "repeat", None)
+                    if repeat is None or repeat in used[claim]:
+                        repeat = next(i for i in range(len(used[claim]) + 1) if i not in used[claim])
+                    used[claim].add(repeat)
+                    seed = repeat
+                    observation["repeat" if modern else "seed"] = repeat
+                observation["fingerprint"] = fingerprint_of(record)
+                observation["run_record"] = rel
+                if modern:
+                    if not provenance["revision"]:
+                        del provenance["revision"]
+                    observation["provenance"] = provenance
+                else:
+                    observation["x-provenance"] = provenance
                 entries.append((claim, observation))
                 added.append(AddedObservation(claim, record.metrics[claim], seed, rel))
 

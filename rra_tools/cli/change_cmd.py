@@ -106,13 +106,16 @@ def reference() -> None:
 @click.option("--by", required=True, help="Who ran these runs (a name or an e-mail address).")
 @click.option("--from", "origin", required=True, type=click.Choice(["raw", "refined"]),
               help="Whether the runs used the raw upstream code or the refined artifact.")
-def reference_add(records: tuple[str, ...], artifact: str, by: str, origin: str) -> None:
+@click.option("--machine", default=None, help="A name for the machine the runs were made on, distinct per "
+              "machine.  [default: the record's OS, CPU architecture and CPU count]")
+def reference_add(records: tuple[str, ...], artifact: str, by: str, origin: str, machine: str | None) -> None:
     """Turn run records (record.json files, or run directories, possibly copied from other
     machines) into reference observations of the claims their launcher produces. A record
     that is not 'completed', of another manifest or of a launcher no claim reads is refused;
     records from outside the artifact are copied under its run-record directory."""
     from ..builder.reference import add_references
 
-    added = add_references(artifact, records, by=by, origin=origin)
+    added = add_references(artifact, records, by=by, origin=origin, machine=machine)
     for item in added:
-        click.echo(f"claim {item.claim}: observation {item.value:g} (seed {item.seed}) from {item.run_record}")
+        click.echo(f"claim {item.claim}: observation {item.value:g} (seed or repeat {item.seed}) from "
+                   f"{item.run_record}")
