@@ -166,6 +166,9 @@ from .change_cmd import change, discrepancy, reference  # noqa: E402
 cli.add_command(change)
 cli.add_command(discrepancy)
 cli.add_command(reference)
+from .guide_cmd import guide as guide_command  # noqa: E402
+
+cli.add_command(guide_command)
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -119,6 +119,8 @@ _ALL = [
        added="1.1"),
     _r("RRA214", "unfinished-value", E, f"{_MANIFEST}#unfinished-values",
        "A string value is placeholder text (TODO, TBD or FIXME) left to be filled in."),
+    _r("RRA215", "guide-out-of-sync", W, f"{_MANIFEST}#guide",
+       "A guide written by 'rra guide' differs from what the manifest renders today."),
     # Files and paths.
     _r("RRA301", "path-escapes-root", E, f"{_MANIFEST}#paths",
        "A path is absolute or uses '..' to leave the artifact root."),
