@@ -23,6 +23,7 @@ from .detect.findings import Finding
 from .detect.launchers import detect_launchers
 from .detect.license import detect_license
 from .detect.paper import detect_paper
+from .detect.system import detect_system
 from .detect.repo import RawRepo, parse_upstream_option
 from .init import SCHEMA_URL, AlreadyExists, _slug, check_id, check_title
 from .yamltext import to_yaml
@@ -87,6 +88,9 @@ def draft_manifest(raw: Path, *, upstream: str | None = None, artifact_id: str |
     draft.findings.extend(env.findings)
     draft.findings.extend(env.conflicts)
     data["environment"] = {"interpreter": {"version": env.python or _default_python(draft)}}
+    system, system_found = detect_system(repo)
+    data["environment"].update(system)
+    draft.findings.extend(system_found)
     draft.requirements_text = _requirements_text(env, in_place)
     found = detect_launchers(repo, env.console_scripts, draft.problems)
     draft.findings.extend(found.findings)

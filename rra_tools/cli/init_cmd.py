@@ -31,8 +31,8 @@ def init_command(raw_repo: str, artifact: str | None, upstream: str | None, arti
     paper's metadata (CITATION.cff, arXiv/DOI links in the README), the environment
     (requirements files, pyproject.toml, setup.py read without running it, setup.cfg, conda
     files, Pipfile, .python-version, runtime.txt; the first in that order is used and the others
-    are reported), launchers (MLproject, dvc.yaml, console scripts, __main__ scripts with their
-    argparse options) and candidate claims (numbers in Markdown tables, printed metrics). Each
+    are reported; apt.txt; a Dockerfile's base image), launchers (MLproject, dvc.yaml, console scripts, __main__ scripts with their
+    argparse options; the README's commands) and candidate claims (numbers in Markdown tables, printed metrics). Each
     item found is printed with its file:line; whatever the repository does not say is a TODO that
     'rra validate' reports (RRA214), and two sources that disagree become a discrepancy stub.
     Otherwise the directory gets a blank template. Never overwrites a manifest."""

@@ -197,3 +197,21 @@ def test_setup_py_is_never_executed(tmp_path: Path) -> None:
     _found(out, f"  upstream.commit  {commit}  [git]  (HEAD; tracked files have uncommitted changes, which this "
                 "commit does not hold)")
     assert not (repo / "EXECUTED").exists() and not (tmp_path / "EXECUTED").exists()
+
+
+def test_readme_commands_apt_packages_and_the_base_image_are_reported(tmp_path: Path) -> None:
+    _, out, _ = _draft("plain-scripts", tmp_path)
+    _found(out, "  readme-command   python train.py --seed 0 --lam 0.1  [README.md:9]  (a command the README shows; "
+                "compare it with the launchers)")
+    repo, out, data = _draft("dvc-pipeline", tmp_path)
+    _found(out, "  system-package   libgomp1  [apt.txt:2]",
+           "  base-image       python:3.11-slim  [Dockerfile:1]  (the final stage's base image, pinned by tag only; "
+           "environment.image is the built image, pinned by digest after building)")
+    assert data["environment"] == {"interpreter": {"version": "3.11.7"},  # type: ignore[comparison-overlap]
+                                   "system_packages": [{"name": "libgomp1", "manager": "apt"},
+                                                       {"name": "graphviz", "manager": "apt"}]}
+    # The later stage builds FROM the first one: the base image is the first stage's.
+    _, out, data = _draft("setup-package", tmp_path)
+    _found(out, f"  base-image       python:3.11-slim@sha256:{'ab' * 32}  [Dockerfile:1]  (the final stage's base "
+                "image, pinned by digest; environment.image is the built image, pinned by digest after building)")
+    assert "image" not in data["environment"]  # type: ignore[operator]

@@ -1,5 +1,6 @@
 """Launchers a repository already declares: ``MLproject`` entry points, ``dvc.yaml`` stages, the
-console scripts of its package, and ``__main__`` scripts with their argparse options.
+console scripts of its package, and ``__main__`` scripts with their argparse options; commands in
+the README's shell code blocks are reported beside them (not drafted: prose may be out of date).
 
 Where two sources give one parameter different defaults (an MLproject entry point passing
 ``--lr {lr}`` with default 0.05 to a script whose ``--lr`` defaults to 0.1), both are recorded as
@@ -296,12 +297,42 @@ def _from_options(argv: list[str], options: list[Option], file: str, out: Detect
     return launcher
 
 
+_FENCE = re.compile(r"^\s*(```|~~~)\s*([A-Za-z]*)")
+_SHELL_LANGS = frozenset({"", "bash", "sh", "shell", "console", "zsh"})
+_COMMAND = re.compile(r"^(python[0-9.]*|bash|sh|\./|torchrun|accelerate|deepspeed|mlflow|dvc|make)\b")
+
+
+def readme_commands(name: str, text: str) -> list[Finding]:
+    """Commands in the README's shell code blocks that run something (not install steps)."""
+    found: list[Finding] = []
+    fence: str | None = None
+    shell = False
+    for number, line in enumerate(text.splitlines(), 1):
+        match = _FENCE.match(line)
+        if match is not None and (fence is None or match.group(1) == fence):
+            if fence is None:
+                fence, shell = match.group(1), match.group(2).lower() in _SHELL_LANGS
+            else:
+                fence = None
+            continue
+        if fence is not None and shell:
+            command = line.strip().removeprefix("$ ").strip()
+            if _COMMAND.match(command):
+                found.append(Finding("readme-command", command, name, number,
+                                     "a command the README shows; compare it with the launchers"))
+    return found
+
+
 def detect_launchers(repo: RawRepo, console_scripts: dict[str, tuple[str, str, int]],
                      problems: list[Finding]) -> DetectedLaunchers:
     """Launchers from MLproject, dvc.yaml, console scripts and (when none of those declares any)
     the repository's ``__main__`` scripts."""
     out = DetectedLaunchers()
     taken: set[str] = set()
+    readme = repo.first("README.md", "README.rst", "README")
+    readme_text = repo.text(readme) if readme else None
+    if readme is not None and readme_text is not None:
+        out.findings.extend(readme_commands(readme, readme_text))
     _scripts(repo, out)
     _mlproject(repo, out, taken, problems)
     _dvc(repo, out, taken, problems)
