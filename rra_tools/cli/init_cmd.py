@@ -28,7 +28,7 @@ def init_command(raw_repo: str, artifact: str | None, upstream: str | None, arti
 
     When RAW_REPO is the root of a git working tree, its files (those git lists, never ignored
     ones) are read for the upstream URL and commit, the license (LICENSE matched to SPDX), the
-    paper's metadata (CITATION.cff, arXiv/DOI links in the README), the environment
+    paper's metadata (CITATION.cff or codemeta.json, arXiv/DOI links in the README), the environment
     (requirements files, pyproject.toml, setup.py read without running it, setup.cfg, conda
     files, Pipfile, .python-version, runtime.txt; the first in that order is used and the others
     are reported; apt.txt; a Dockerfile's base image), launchers (MLproject, dvc.yaml, console scripts, __main__ scripts with their

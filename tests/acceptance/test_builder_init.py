@@ -183,8 +183,13 @@ def test_setup_py_package_with_a_console_script_and_a_results_table(tmp_path: Pa
     assert launcher["parameters"]["dataset"] == {"type": "str", "default": "movielens-100k",
                                                  "choices": ["movielens-100k", "douban"]}
     assert (repo / "requirements.in").read_text().splitlines()[1:] == ["numpy>=1.22", "scipy>=1.8", "networkx==3.1"]
-    assert _validate(repo) == [("RRA214", "/paper/authors/0/name"), ("RRA214", "/paper/title"),
-                               ("RRA404", "/environment")]
+    # No CITATION.cff: the paper comes from codemeta.json's referencePublication and authors.
+    _found(out, "  paper.title      Graph-Regularised Matrix Completion for Sparse Ratings  [codemeta.json:12]",
+           "  paper.doi        10.1234/grmc.2023.17  [codemeta.json:13]")
+    assert data["paper"] == {"title": "Graph-Regularised Matrix Completion for Sparse Ratings",
+                             "authors": [{"name": "Mei Tanaka", "orcid": "0000-0001-5109-3700"}, {"name": "Jonas Berg"}],
+                             "year": 2023, "doi": "10.1234/grmc.2023.17", "arxiv": "2301.04567v2"}
+    assert _validate(repo) == [("RRA404", "/environment")]
 
 
 def test_setup_py_is_never_executed(tmp_path: Path) -> None:

@@ -1,8 +1,10 @@
 """Paper metadata: ``CITATION.cff`` (its ``preferred-citation`` when it has one: that is the paper,
-the top level describes the software) and arXiv/DOI links in the README."""
+the top level describes the software), else ``codemeta.json`` (its ``referencePublication`` for
+the title, DOI and year; its authors), and arXiv/DOI links in the README."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -85,6 +87,55 @@ def _citation(cff: YamlFile, paper: dict[str, Any], found: list[Finding]) -> Non
     paper["citation_file"] = cff.name
 
 
+def _line_of(text: str, needle: str) -> int | None:
+    for number, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            return number
+    return None
+
+
+def _codemeta(repo: RawRepo, paper: dict[str, Any], found: list[Finding]) -> None:
+    text = repo.text("codemeta.json")
+    try:
+        data = json.loads(text) if text is not None else None
+    except ValueError:
+        data = None
+    if not isinstance(data, dict) or text is None:
+        return
+    where = "codemeta.json"
+    publication = data.get("referencePublication")
+    publication = publication[0] if isinstance(publication, list) and publication else publication
+    if isinstance(publication, dict):
+        title = publication.get("name") or publication.get("headline")
+        if isinstance(title, str) and title.strip():
+            paper["title"] = title.strip()
+            found.append(Finding("paper.title", paper["title"], where, _line_of(text, title)))
+        identifier = publication.get("identifier") or publication.get("@id")
+        doi = re.search(r"10\.[0-9]{4,9}/\S+", identifier) if isinstance(identifier, str) else None
+        if doi is not None:
+            paper["doi"] = doi.group(0)
+            found.append(Finding("paper.doi", paper["doi"], where, _line_of(text, doi.group(0))))
+        date = publication.get("datePublished")
+        if isinstance(date, str) and date[:4].isdigit() and 1900 <= int(date[:4]) <= 2200:
+            paper["year"] = int(date[:4])
+            found.append(Finding("paper.year", date[:4], where, _line_of(text, date)))
+    authors = data.get("author")
+    people = []
+    for entry in authors if isinstance(authors, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        converted = _author({"given-names": entry.get("givenName"), "family-names": entry.get("familyName"),
+                             "name": entry.get("name") if isinstance(entry.get("name"), str) else None,
+                             "orcid": entry.get("@id") if "orcid.org" in str(entry.get("@id")) else None})
+        if converted is not None:
+            people.append(converted)
+    if people:
+        paper["authors"] = people
+        first = people[0]["name"].split()[-1]
+        found.append(Finding("paper.authors", ", ".join(a["name"] for a in people), where, _line_of(text, first),
+                             "authors of the software, as codemeta.json lists them; check them against the paper"))
+
+
 def _readme_links(repo: RawRepo, paper: dict[str, Any], found: list[Finding]) -> None:
     name = repo.first(*README_FILES)
     text = repo.text(name) if name else None
@@ -115,5 +166,7 @@ def detect_paper(repo: RawRepo, problems: list[Finding]) -> tuple[dict[str, Any]
     cff = read_yaml(repo, "CITATION.cff", problems) if repo.has("CITATION.cff") else None
     if cff is not None:
         _citation(cff, paper, found)
+    elif repo.has("codemeta.json"):
+        _codemeta(repo, paper, found)
     _readme_links(repo, paper, found)
     return paper, found
