@@ -143,6 +143,9 @@ from .run_cmd import results_command, run_command  # noqa: E402
 
 cli.add_command(run_command)
 cli.add_command(results_command)
+from .bench_cmd import bench as bench_group  # noqa: E402
+
+cli.add_command(bench_group)
 from .env_cmd import env as env_group, lock as lock_command, sbom as sbom_command  # noqa: E402
 
 cli.add_command(lock_command)

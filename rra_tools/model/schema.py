@@ -90,15 +90,17 @@ def render_schema(schema: dict[str, Any]) -> str:
 def generated_schemas() -> dict[str, str]:
     """Map each published schema's file name to its generated text: the current version of each
     format. Released versions stay committed as they were (frozen), and are not generated."""
+    from .bench_results import BenchResults
     from .conformance import CaseFile
     from .manifest import Manifest
     from .report import Report
     from .run_record import RunRecord
+    from .taskset import TaskSet
 
     out: dict[str, str] = {}
     models: tuple[tuple[type[BaseModel], str], ...] = (
         (Manifest, "manifest"), (Report, "report"), (CaseFile, "conformance"),
-        (RunRecord, "run-record"))
+        (RunRecord, "run-record"), (TaskSet, "taskset"), (BenchResults, "bench-results"))
     for model, name in models:
         out[f"rra-{name}-{FORMAT_VERSIONS[name]}.schema.json"] = render_schema(schema_for(model, name))
     return out

@@ -13,7 +13,7 @@ from ..io.run_records import is_successful, read_run_record
 from .pending import Unfinished, finish_orphaned_runs
 from .plan import Artifact
 
-__all__ = ["ClaimResult", "Results", "collect_results", "latest_successful"]
+__all__ = ["ClaimResult", "Results", "claim_values", "collect_results", "latest_successful"]
 
 
 @dataclass(frozen=True)
@@ -165,6 +165,21 @@ def latest_successful(artifact: Artifact) -> tuple[dict[Key, tuple[Mapping[str, 
     return scan.best, scan.count
 
 
+def claim_values(claim_id: str, launcher_id: str,
+                 best: Mapping[Key, tuple[Mapping[str, Any], str]]) -> list[tuple[int | None, int | None, float, str]]:
+    """(seed, repeat, value, record path) of each record in ``best`` (see :func:`latest_successful`)
+    of the launcher ``launcher_id`` whose ``metrics[claim_id]`` is a finite number, in order."""
+    values: list[tuple[int | None, int | None, float, str]] = []
+    for (launcher, seed, repeat), (record, where) in sorted(best.items(), key=lambda kv: _order(kv[0])):
+        if launcher != launcher_id:
+            continue
+        metrics = record.get("metrics")
+        number = as_finite(metrics.get(claim_id)) if isinstance(metrics, Mapping) else None
+        if number is not None:
+            values.append((seed, repeat, number, where))
+    return values
+
+
 def collect_results(artifact: Artifact) -> Results:
     """Per claim: reported value, acceptance interval, obtained value(s) and verdict; and levels."""
     from ..validate.api import validate_path
@@ -179,14 +194,7 @@ def collect_results(artifact: Artifact) -> Results:
         interval = None
         if len(observations) >= 2 and all(math.isfinite(v) for v in observations):
             interval = acceptance_interval(observations, claim.reported.precision)
-        values: list[tuple[int | None, int | None, float, str]] = []
-        for (launcher, seed, repeat), (record, where) in sorted(newest.items(), key=lambda kv: _order(kv[0])):
-            if launcher != claim.launcher:
-                continue
-            metrics = record.get("metrics")
-            number = as_finite(metrics.get(claim.id)) if isinstance(metrics, Mapping) else None
-            if number is not None:
-                values.append((seed, repeat, number, where))
+        values = claim_values(claim.id, claim.launcher, newest)
         obtained, problem = None, None
         if not values:
             problem = "no successful run record has a value"

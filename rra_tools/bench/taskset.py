@@ -1,0 +1,131 @@
+"""Reading a task set: the file through the limited YAML/JSON readers, the model, and every
+task resolved against its artifact (the artifact loads, the claim exists, at least 3 reference
+observations) before anything runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ..intervals import Interval, acceptance_interval
+from ..io.artifact import Artifact, load_artifact
+from ..io.errors import InputError, LoadError
+from ..io.manifest import load_manifest_bytes, read_manifest_bytes
+from ..model.taskset import MIN_OBSERVATIONS, Task, TaskSet
+from ..run.errors import ArtifactError
+from .errors import BenchError
+
+__all__ = ["LoadedTaskSet", "ResolvedTask", "load_taskset"]
+
+
+@dataclass(frozen=True)
+class ResolvedTask:
+    """A task with its artifact loaded and its acceptance interval computed."""
+
+    paper: str
+    experiment: str
+    task: Task
+    artifact: Artifact
+    launcher: str
+    interval: Interval
+    #: 'task' when the task carries its observations, 'manifest' when the claim's were used.
+    source: str
+
+    @property
+    def key(self) -> str:
+        """paper/experiment/task: unique within the task set."""
+        return f"{self.paper}/{self.experiment}/{self.task.id}"
+
+
+@dataclass(frozen=True)
+class LoadedTaskSet:
+    """A task set and its tasks, resolved."""
+
+    path: Path
+    model: TaskSet
+    tasks: list[ResolvedTask]
+
+
+def _read(path: Path) -> object:
+    shown = str(path)
+    # The task set is read like a manifest (the one loader: size cap, YAML/JSON bounds,
+    # duplicate keys); only the model that checks it differs.
+    try:
+        loaded = load_manifest_bytes(read_manifest_bytes(path), path=path)
+    except InputError as exc:
+        raise BenchError(exc.message.replace("a manifest is", "a task set is"), exc.hint) from None
+    except LoadError as exc:
+        p = exc.problem
+        where = f"{shown}:{p.line}:{p.column}" if p.line is not None else shown
+        raise BenchError(f"task set {where}: {p.message}") from None
+    if loaded.problems:
+        problem = loaded.problems[0]
+        raise BenchError(f"task set {shown}: {problem.message}", problem.hint)
+    return loaded.data
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    loc = "/".join(str(part) for part in error["loc"])
+    return f"at /{loc}: {error['msg']}" if loc else str(error["msg"])
+
+
+def _duplicates(ids: Iterable[str]) -> str | None:
+    seen: set[str] = set()
+    for ident in ids:
+        if ident in seen:
+            return ident
+        seen.add(ident)
+    return None
+
+
+def load_taskset(path: str | Path) -> LoadedTaskSet:
+    """Read and check the task set at ``path``; BenchError naming the file and the problem."""
+    path = Path(path)
+    data = _read(path)
+    try:
+        model = TaskSet.model_validate(data)
+    except ValidationError as exc:
+        raise BenchError(f"task set {str(path)!r} is invalid {_first_error(exc)}",
+                         "see schemas/rra-taskset-1.0.schema.json and docs/bench.md") from None
+    where = f"task set {str(path)!r}"
+    dup = _duplicates(p.id for p in model.papers)
+    if dup is not None:
+        raise BenchError(f"{where}: paper id {dup!r} is used twice")
+    tasks: list[ResolvedTask] = []
+    for paper in model.papers:
+        dup = _duplicates(e.id for e in paper.experiments)
+        if dup is not None:
+            raise BenchError(f"{where}: experiment id {dup!r} is used twice in paper {paper.id!r}")
+        for experiment in paper.experiments:
+            dup = _duplicates(t.id for t in experiment.tasks)
+            if dup is not None:
+                raise BenchError(f"{where}: task id {dup!r} is used twice in {paper.id}/{experiment.id}")
+            tasks.extend(_resolve(path, paper.id, experiment.id, task) for task in experiment.tasks)
+    return LoadedTaskSet(path, model, tasks)
+
+
+def _resolve(path: Path, paper: str, experiment: str, task: Task) -> ResolvedTask:
+    name = f"task {paper}/{experiment}/{task.id}"
+    directory = path.parent / task.artifact
+    try:
+        artifact = load_artifact(directory)
+    except ArtifactError as exc:
+        raise BenchError(f"{name}: artifact {task.artifact!r}: {exc}", exc.hint) from None
+    claim = next((c for c in artifact.manifest.claims if c.id == task.claim), None)
+    if claim is None:
+        known = ", ".join(repr(c.id) for c in artifact.manifest.claims) or "none"
+        raise BenchError(f"{name}: artifact {task.artifact!r} has no claim {task.claim!r} (it has {known})")
+    if task.reference is not None:
+        values, source = [o.value for o in task.reference], "task"
+    else:
+        values, source = [o.value for o in claim.reference.observations], "manifest"
+    if len(values) < MIN_OBSERVATIONS:
+        raise BenchError(f"{name}: claim {task.claim!r} has {len(values)} reference observation(s) in its "
+                         f"manifest; a task needs at least {MIN_OBSERVATIONS}",
+                         "give the task its own 'reference' observations")
+    interval = acceptance_interval(values, claim.reported.precision)
+    return ResolvedTask(paper, experiment, task, artifact, claim.launcher, interval, source)

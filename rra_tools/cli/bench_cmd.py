@@ -1,0 +1,74 @@
+"""``rra bench``: parse, call :mod:`rra_tools.bench`, render.
+
+Only click is imported at module level so that ``rra --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from ..bench.taskset import ResolvedTask
+    from ..model.bench_results import Attempt, BenchResults
+
+__all__ = ["bench", "render_table"]
+
+_COLUMNS = ("TASK", "CLAIM", "INTERVAL", "CLASS", "ATTEMPTS")
+
+
+def render_table(results: BenchResults) -> str:
+    """One row per task (interval, class, each attempt's state and value), then the totals."""
+    rows: list[tuple[str, ...]] = [_COLUMNS]
+    for task in results.tasks:
+        iv = task.interval
+        cells = []
+        for a in task.attempts:
+            value = "" if a.value is None else f" {a.value:.6g}"
+            cells.append(f"{a.state}{value}")
+        rows.append((f"{task.paper}/{task.experiment}/{task.task}", task.claim,
+                     f"[{iv.low:.6g}, {iv.high:.6g}]", iv.stability, "; ".join(cells)))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(_COLUMNS) - 1)]
+    lines = ["  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[-1]]).rstrip() for row in rows]
+    totals = results.totals
+    counts = ", ".join(f"{state} {n}" for state, n in totals.states.items())
+    rate = "n/a" if totals.success_rate is None else f"{100 * totals.success_rate:.1f} %"
+    lines.append("")
+    lines.append(f"{totals.states['success']}/{totals.attempts} attempts succeeded ({rate}): {counts}")
+    return "\n".join(lines) + "\n"
+
+
+@click.group("bench")
+def bench() -> None:
+    """Benchmark whether papers reproduce: task sets scored against reference intervals."""
+
+
+@bench.command("reproduce")
+@click.argument("taskset", type=click.Path(exists=True, dir_okay=False))
+@click.option("-o", "--output", "output", type=click.Path(file_okay=False),
+              help="Directory for the workspaces and results.json (default: bench-<task set id>).")
+def reproduce_command(taskset: str, output: str | None) -> None:
+    """Run each task's launcher in fresh copies of its artifact and score every attempt.
+
+    Writes OUTPUT/results.json (schemas/rra-bench-results-1.0.schema.json) and prints a table.
+    Every attempt is counted: success, outside_interval, missing_value, program_failure or
+    infrastructure_failure.
+    """
+    from pathlib import Path
+
+    from ..bench import load_taskset, reproduce
+    from ..io.atomic import write_atomic
+
+    loaded = load_taskset(taskset)
+    out = Path(output if output is not None else f"bench-{loaded.model.id}")
+
+    def progress(task: ResolvedTask, attempt: Attempt) -> None:
+        seed = "" if attempt.seed is None else f" seed {attempt.seed}"
+        click.echo(f"{task.key} attempt {attempt.number}{seed}: {attempt.state}", err=True)
+
+    results = reproduce(loaded, out, progress)
+    path = out / "results.json"
+    write_atomic(path, (results.model_dump_json(indent=2, exclude_none=True) + "\n").encode())
+    click.echo(render_table(results), nl=False)
+    click.echo(f"results: {path}")
