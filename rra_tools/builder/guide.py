@@ -1,6 +1,6 @@
 """``rra guide``: render REPRODUCE.md from the manifest and the run records, or check it.
 
-The manifest part comes from :func:`rra_tools.validate.guide_text.render_guide` (the same
+The manifest part comes from :func:`rra_tools.io.guide_text.render_guide` (the same
 function RRA215 of ``rra validate`` compares with). The run records add one section, after the
 records marker: per launcher, how many runs completed and how long they took. It shows no
 metric values (a record's values may have become reference observations, which the guide never
@@ -10,7 +10,6 @@ shows). ``rra validate`` ignores that section, so a new run never makes the guid
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,7 @@ from ..errors import ExitStatus, RRAError
 from ..io.artifact import Artifact, load_artifact
 from ..io.atomic import write_atomic
 from ..io.run_records import is_successful, read_run_record
-from ..validate.guide_text import guide_path, is_generated, render_guide
+from ..io.guide_text import guide_path, is_generated, render_guide
 
 __all__ = ["GuideError", "GuideResult", "check_guide", "records_section", "render_artifact_guide", "write_guide"]
 
@@ -114,6 +113,8 @@ def check_guide(path: str | Path, *, output: str | Path | None = None, records: 
         current, missing = "", True
     except (OSError, UnicodeDecodeError) as exc:
         raise GuideError(f"cannot read the guide {str(target)!r}: {exc}") from None
+    import difflib  # only here: about 20 ms of import that writing the guide does not need
+
     diff = [] if current == text else list(difflib.unified_diff(
         current.splitlines(), text.splitlines(), f"{target.name} (on disk)", f"{target.name} (rendered)", lineterm=""))
     return GuideResult(target, text, diff, missing, hand_written=not missing and not is_generated(current))
