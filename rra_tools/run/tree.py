@@ -9,7 +9,7 @@ run and compares it afterwards; nothing is read or hashed, so the cost is one ``
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 __all__ = ["OutputState", "Snapshot", "output_state", "stray_writes", "take_snapshot"]
@@ -28,12 +28,11 @@ def _allowed(rel: str, allowed: tuple[str, ...]) -> bool:
     return any(rel == a or rel.startswith(a + "/") for a in allowed)
 
 
-def take_snapshot(root: Path, allowed: Iterable[str]) -> Snapshot:
-    """Metadata of every file and symlink under ``root`` outside the ``allowed`` relative paths
-    (an allowed path covers everything below it)."""
-    allowed_paths = tuple(a.strip("/") for a in allowed if a.strip("/"))
-    out: Snapshot = {}
-    stack = [("", str(root))]
+def _walk(root: str, skip: Callable[[str, str], bool]) -> Iterator[tuple[str, os.stat_result, bool]]:
+    """(relative path, lstat, is a directory) of every entry under ``root``, links not followed;
+    an entry for which ``skip(rel, name)`` holds is left out with everything below it, and an
+    entry that vanishes or cannot be read is passed over (the tree may change while walked)."""
+    stack = [("", root)]
     while stack:
         rel_dir, directory = stack.pop()
         try:
@@ -42,16 +41,27 @@ def take_snapshot(root: Path, allowed: Iterable[str]) -> Snapshot:
             continue
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            if entry.name in _SKIPPED_NAMES or _allowed(rel, allowed_paths):
+            if skip(rel, entry.name):
                 continue
             try:
                 info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if entry.is_dir(follow_symlinks=False):
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if is_dir:
                 stack.append((rel, entry.path))
-            else:
-                out[rel] = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode)
+            yield rel, info, is_dir
+
+
+def take_snapshot(root: Path, allowed: Iterable[str]) -> Snapshot:
+    """Metadata of every file and symlink under ``root`` outside the ``allowed`` relative paths
+    (an allowed path covers everything below it)."""
+    allowed_paths = tuple(a.strip("/") for a in allowed if a.strip("/"))
+    out: Snapshot = {}
+    skip = lambda rel, name: name in _SKIPPED_NAMES or _allowed(rel, allowed_paths)  # noqa: E731
+    for rel, info, is_dir in _walk(str(root), skip):
+        if not is_dir:
+            out[rel] = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode)
     return out
 
 
@@ -81,20 +91,6 @@ def output_state(path: Path) -> OutputState | None:
     out: OutputState = {"": (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode)}
     if not os.path.isdir(path) or os.path.islink(path):
         return out
-    stack = [("", str(path))]
-    while stack:
-        rel_dir, directory = stack.pop()
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:
-            continue
-        for entry in entries:
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            try:
-                meta = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            out[rel] = (meta.st_size, meta.st_mtime_ns, meta.st_ctime_ns, meta.st_ino, meta.st_mode)
-            if entry.is_dir(follow_symlinks=False):
-                stack.append((rel, entry.path))
+    for rel, meta, _is_dir in _walk(str(path), lambda _rel, _name: False):
+        out[rel] = (meta.st_size, meta.st_mtime_ns, meta.st_ctime_ns, meta.st_ino, meta.st_mode)
     return out
