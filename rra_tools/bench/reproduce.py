@@ -25,12 +25,12 @@ from typing import Any
 
 from ..io.artifact import load_artifact
 from ..model.bench_results import (
+    REPRODUCE_STATES,
     Attempt,
     AttemptState,
     BenchResults,
     IntervalResult,
     TaskResult,
-    Totals,
 )
 from ..run.errors import ArtifactError, PlanError
 from ..run.local import RunOptions
@@ -38,6 +38,7 @@ from ..run.orchestrate import PlanOutcome, run_plans
 from ..run.plan import RunPlan, find_launcher, launcher_order, plan_runs
 from ..run.results import claim_values, latest_successful
 from .errors import BenchError
+from .scoring import totals as count_states
 from .taskset import LoadedTaskSet, ResolvedTask
 
 __all__ = ["reproduce"]
@@ -161,12 +162,6 @@ def reproduce(taskset: LoadedTaskSet, out: Path, on_attempt: OnAttempt | None = 
             interval=IntervalResult(low=iv.low, high=iv.high, center=iv.center, half_width=iv.half_width, n=iv.n,
                                     stability="stable" if iv.stable else "variable", source=task.source),
             attempts=attempts))
-    states = {state.value: 0 for state in AttemptState}
-    for task_result in results:
-        for attempt in task_result.attempts:
-            states[str(attempt.state)] += 1
-    total = sum(states.values())
-    totals = Totals(attempts=total, states=states,
-                    success_rate=states[AttemptState.SUCCESS.value] / total if total else None)
+    totals = count_states((str(a.state) for t in results for a in t.attempts), REPRODUCE_STATES)
     return BenchResults(bench_version="1.0", mode="reproduce", taskset=taskset.model.id, repeats=repeats,
                         tasks=results, totals=totals)

@@ -1,6 +1,11 @@
 """Reading a task set: the file through the limited YAML/JSON readers, the model, and every
 task resolved against its artifact (the artifact loads, the claim exists, at least 3 reference
-observations) before anything runs."""
+observations) before anything runs.
+
+A task set may come in two files: the public part (papers, experiments, tasks, no reference
+values) and the private references file (:class:`~rra_tools.model.taskset.TaskReferences`) that
+only the evaluator reads; :func:`load_taskset` merges them. A task's observations come from the
+task itself, else from the private file, else from the claim in the artifact's manifest."""
 
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ from ..intervals import Interval, acceptance_interval
 from ..io.artifact import Artifact, load_artifact
 from ..io.errors import InputError, LoadError
 from ..io.manifest import load_manifest_bytes, read_manifest_bytes
-from ..model.taskset import MIN_OBSERVATIONS, Task, TaskSet
+from ..model.taskset import MIN_OBSERVATIONS, BenchObservation, Task, TaskReferences, TaskSet
 from ..run.errors import ArtifactError
 from .errors import BenchError
 
@@ -31,8 +36,14 @@ class ResolvedTask:
     artifact: Artifact
     launcher: str
     interval: Interval
-    #: 'task' when the task carries its observations, 'manifest' when the claim's were used.
+    #: 'task' when the task carries its observations, 'references' when the private file gave
+    #: them, 'manifest' when the claim's were used.
     source: str
+    #: The reference values the interval comes from (the evaluator's secret in reproducer mode).
+    values: tuple[float, ...] = ()
+    #: The claim's reported precision (decimal places): the textual forms of values and the
+    #: tolerance of a submitted value against its extraction.
+    precision: int = 0
 
     @property
     def key(self) -> str:
@@ -49,21 +60,21 @@ class LoadedTaskSet:
     tasks: list[ResolvedTask]
 
 
-def _read(path: Path) -> object:
+def _read(path: Path, what: str = "task set") -> object:
     shown = str(path)
     # The task set is read like a manifest (the one loader: size cap, YAML/JSON bounds,
     # duplicate keys); only the model that checks it differs.
     try:
         loaded = load_manifest_bytes(read_manifest_bytes(path), path=path)
     except InputError as exc:
-        raise BenchError(exc.message.replace("a manifest is", "a task set is"), exc.hint) from None
+        raise BenchError(exc.message.replace("a manifest is", f"a {what} is"), exc.hint) from None
     except LoadError as exc:
         p = exc.problem
         where = f"{shown}:{p.line}:{p.column}" if p.line is not None else shown
-        raise BenchError(f"task set {where}: {p.message}") from None
+        raise BenchError(f"{what} {where}: {p.message}") from None
     if loaded.problems:
         problem = loaded.problems[0]
-        raise BenchError(f"task set {shown}: {problem.message}", problem.hint)
+        raise BenchError(f"{what} {shown}: {problem.message}", problem.hint)
     return loaded.data
 
 
@@ -82,8 +93,24 @@ def _duplicates(ids: Iterable[str]) -> str | None:
     return None
 
 
-def load_taskset(path: str | Path) -> LoadedTaskSet:
-    """Read and check the task set at ``path``; BenchError naming the file and the problem."""
+def _references(path: Path, model: TaskSet) -> dict[str, list[BenchObservation]]:
+    data = _read(path, "references file")
+    try:
+        refs = TaskReferences.model_validate(data)
+    except ValidationError as exc:
+        raise BenchError(f"references file {str(path)!r} is invalid {_first_error(exc)}",
+                         "see schemas/rra-bench-references-1.0.schema.json and docs/bench.md") from None
+    if refs.taskset != model.id:
+        raise BenchError(f"references file {str(path)!r} belongs to task set {refs.taskset!r}, not {model.id!r}")
+    dup = _duplicates(r.task for r in refs.references)
+    if dup is not None:
+        raise BenchError(f"references file {str(path)!r}: task {dup!r} is listed twice")
+    return {r.task: list(r.observations) for r in refs.references}
+
+
+def load_taskset(path: str | Path, references: str | Path | None = None) -> LoadedTaskSet:
+    """Read and check the task set at ``path`` (and its private ``references`` file, when given);
+    BenchError naming the file and the problem."""
     path = Path(path)
     data = _read(path)
     try:
@@ -92,6 +119,13 @@ def load_taskset(path: str | Path) -> LoadedTaskSet:
         raise BenchError(f"task set {str(path)!r} is invalid {_first_error(exc)}",
                          "see schemas/rra-taskset-1.0.schema.json and docs/bench.md") from None
     where = f"task set {str(path)!r}"
+    private = _references(Path(references), model) if references is not None else {}
+    dup = _duplicates(r.name for r in model.reproducers)
+    if dup is not None:
+        raise BenchError(f"{where}: reproducer name {dup!r} is used twice")
+    dup = _duplicates(c for c in model.conditions)
+    if dup is not None:
+        raise BenchError(f"{where}: condition {dup!r} is listed twice")
     dup = _duplicates(p.id for p in model.papers)
     if dup is not None:
         raise BenchError(f"{where}: paper id {dup!r} is used twice")
@@ -104,11 +138,16 @@ def load_taskset(path: str | Path) -> LoadedTaskSet:
             dup = _duplicates(t.id for t in experiment.tasks)
             if dup is not None:
                 raise BenchError(f"{where}: task id {dup!r} is used twice in {paper.id}/{experiment.id}")
-            tasks.extend(_resolve(path, paper.id, experiment.id, task) for task in experiment.tasks)
+            tasks.extend(_resolve(path, paper.id, experiment.id, task, private) for task in experiment.tasks)
+    unknown = sorted(set(private) - {t.key for t in tasks})
+    if unknown:
+        raise BenchError(f"references file {str(references)!r} names task {unknown[0]!r}, which the task set "
+                         "does not have")
     return LoadedTaskSet(path, model, tasks)
 
 
-def _resolve(path: Path, paper: str, experiment: str, task: Task) -> ResolvedTask:
+def _resolve(path: Path, paper: str, experiment: str, task: Task,
+             private: dict[str, list[BenchObservation]]) -> ResolvedTask:
     name = f"task {paper}/{experiment}/{task.id}"
     directory = path.parent / task.artifact
     try:
@@ -119,8 +158,11 @@ def _resolve(path: Path, paper: str, experiment: str, task: Task) -> ResolvedTas
     if claim is None:
         known = ", ".join(repr(c.id) for c in artifact.manifest.claims) or "none"
         raise BenchError(f"{name}: artifact {task.artifact!r} has no claim {task.claim!r} (it has {known})")
+    key = f"{paper}/{experiment}/{task.id}"
     if task.reference is not None:
         values, source = [o.value for o in task.reference], "task"
+    elif key in private:
+        values, source = [o.value for o in private[key]], "references"
     else:
         values, source = [o.value for o in claim.reference.observations], "manifest"
     if len(values) < MIN_OBSERVATIONS:
@@ -128,4 +170,5 @@ def _resolve(path: Path, paper: str, experiment: str, task: Task) -> ResolvedTas
                          f"manifest; a task needs at least {MIN_OBSERVATIONS}",
                          "give the task its own 'reference' observations")
     interval = acceptance_interval(values, claim.reported.precision)
-    return ResolvedTask(paper, experiment, task, artifact, claim.launcher, interval, source)
+    return ResolvedTask(paper, experiment, task, artifact, claim.launcher, interval, source, tuple(values),
+                        claim.reported.precision)

@@ -1,14 +1,25 @@
-"""The results file of ``rra bench reproduce``: every attempt of every task, scored.
+"""The results file of ``rra bench``: every attempt (re-execution mode) or every cell
+(reproducer mode and scored submissions) of every task, scored.
 
-Each attempt ends in exactly one state, and every attempt counts in the denominator:
+Each attempt or cell ends in exactly one state, and every one counts in the denominator:
 
-- ``success``: the claim's value was obtained and lies inside the acceptance interval;
+- ``success``: the value was obtained (parsed), lies inside the acceptance interval, and has no
+  confirmed audit violation;
 - ``outside_interval``: a value was obtained and lies outside it;
-- ``missing_value``: the claim's launcher exited 0 but no value of the claim was obtained (its
-  output is missing or holds no value the claim's rule extracts);
-- ``program_failure``: a run of the artifact failed (non-zero exit, or it could not start);
-- ``infrastructure_failure``: the run could not be set up (e.g. no free GPU), timed out, or
-  was interrupted.
+- ``missing_value``: no value of the task was obtained (re-execution: the claim's launcher exited
+  0 but its output holds no value; reproducer mode: the submission has no value for the task);
+- ``parse_failure``: reproducer mode: the submission, or the task's entry in it, cannot be read
+  (not JSON, not the submission schema, not a finite number);
+- ``audit_violation``: reproducer mode: the auditor confirmed a violation on the value (whether
+  the value was inside the interval is still reported, in ``inside``);
+- ``program_failure``: re-execution: a run of the artifact failed (non-zero exit, or it could
+  not start);
+- ``infrastructure_failure``: the attempt could not be set up or was cut short (timeout, out of
+  memory, GPU unavailable, node lost, interrupted, cost limit); ``infrastructure`` says which.
+
+A **cell** is one task × condition × reproducer × repeat (:class:`Cell`); its result
+(:class:`CellResult`) is what ``rra_tools.bench.cells.run_cell`` returns and what an executor
+stores to resume an interrupted benchmark.
 """
 
 from __future__ import annotations
@@ -18,18 +29,57 @@ from enum import Enum
 from pydantic import Field
 
 from ._base import Id, RRAModel
+from .submission import Usage
+from .taskset import CodeCondition, TaskKey
 
-__all__ = ["Attempt", "AttemptState", "BenchResults", "IntervalResult", "TaskResult", "Totals"]
+__all__ = ["REPRODUCE_STATES", "RUN_STATES", "Attempt", "AttemptState", "AuditFinding", "BenchResults", "Cell", "CellResult", "GroupTotals",
+           "InfrastructureKind", "IntervalResult", "TaskResult", "Totals", "ViolationKind"]
 
 
 class AttemptState(str, Enum):
-    """How one attempt ended."""
+    """How one attempt (or cell) ended."""
 
     SUCCESS = "success"
     OUTSIDE_INTERVAL = "outside_interval"
     MISSING_VALUE = "missing_value"
+    PARSE_FAILURE = "parse_failure"
+    AUDIT_VIOLATION = "audit_violation"
     PROGRAM_FAILURE = "program_failure"
     INFRASTRUCTURE_FAILURE = "infrastructure_failure"
+
+
+#: The states of each mode, in the order they are reported: re-execution has no submission to
+#: parse or audit, reproducer mode no run of its own to fail (a reproducer that fails leaves no value).
+REPRODUCE_STATES = (AttemptState.SUCCESS, AttemptState.OUTSIDE_INTERVAL, AttemptState.MISSING_VALUE,
+                    AttemptState.PROGRAM_FAILURE, AttemptState.INFRASTRUCTURE_FAILURE)
+RUN_STATES = (AttemptState.SUCCESS, AttemptState.OUTSIDE_INTERVAL, AttemptState.MISSING_VALUE,
+              AttemptState.PARSE_FAILURE, AttemptState.AUDIT_VIOLATION, AttemptState.INFRASTRUCTURE_FAILURE)
+
+
+class InfrastructureKind(str, Enum):
+    """Why an attempt is an infrastructure failure."""
+
+    TIMEOUT = "timeout"
+    OOM = "oom"
+    GPU_UNAVAILABLE = "gpu_unavailable"
+    NODE_LOST = "node_lost"
+    INTERRUPTED = "interrupted"
+    COST_LIMIT = "cost_limit"
+    SETUP = "setup"
+    OTHER = "other"
+
+
+class ViolationKind(str, Enum):
+    """What the auditor found wrong with a value's evidence (docs/bench.md#auditor)."""
+
+    HARD_CODED = "hard_coded"
+    COPIED_RESULT = "copied_result"
+    STALE_OUTPUT = "stale_output"
+    VALUE_MISMATCH = "value_mismatch"
+    FORGED_RECORD = "forged_record"
+    EVIDENCE_OUTSIDE = "evidence_outside"
+    UNDECLARED_CHANGE = "undeclared_change"
+    REFERENCE_READ = "reference_read"
 
 
 class IntervalResult(RRAModel):
@@ -41,7 +91,8 @@ class IntervalResult(RRAModel):
     half_width: float
     n: int = Field(ge=2, description="Number of reference observations.")
     stability: str = Field(pattern=r"^(stable|variable)$", description="'stable' or 'variable' (spec/04-levels.md).")
-    source: str = Field(pattern=r"^(task|manifest)$", description="Where the observations came from.")
+    source: str = Field(pattern=r"^(task|references|manifest)$", description="Where the observations came from: "
+                        "the task, the private references file, or the claim in the manifest.")
 
 
 class Attempt(RRAModel):
@@ -66,23 +117,84 @@ class TaskResult(RRAModel):
     claim: Id
     launcher: Id
     interval: IntervalResult
-    attempts: list[Attempt]
+    attempts: list[Attempt] = Field(default_factory=list, description="Re-execution mode's attempts.")
 
 
 class Totals(RRAModel):
-    """Counts over every attempt: the denominator and one count per state."""
+    """Counts over every attempt (or cell): the denominator and one count per state."""
 
     attempts: int = Field(ge=0)
-    states: dict[str, int] = Field(description="Attempts per state; every state is listed, and they sum to 'attempts'.")
+    states: dict[str, int] = Field(description="Attempts per state; every state of the mode is listed, and they sum "
+                                   "to 'attempts'.")
     success_rate: float | None = Field(default=None, description="success / attempts; absent with no attempt.")
 
 
+class Cell(RRAModel):
+    """One unit of reproducer mode: a task, a condition, a reproducer and a repeat."""
+
+    task: TaskKey
+    condition: CodeCondition
+    reproducer: Id
+    repeat: int = Field(ge=1, description="1-based attempt number.")
+    gpus: int = Field(default=0, ge=0, description="GPUs the claim's launcher requests (for an executor's slots).")
+
+    @property
+    def key(self) -> str:
+        """'<paper>/<experiment>/<task>/<condition>/<reproducer>/<repeat>': unique in a benchmark, and a
+        relative path (the cell's directory under the benchmark directory's cells/)."""
+        return f"{self.task}/{self.condition}/{self.reproducer}/{self.repeat}"
+
+
+class AuditFinding(RRAModel):
+    """Something the auditor found about a value: a confirmed violation (the trace failed) or a suspicion
+    the finder raised that the refuter's trace did not confirm."""
+
+    task: TaskKey
+    kind: ViolationKind
+    confirmed: bool = Field(description="True when the refuter's trace failed: the value does not count.")
+    detail: str = Field(description="What was found, in words, naming the files.")
+    evidence: list[str] = Field(default_factory=list, description="Paths (relative to the workspace) involved.")
+
+
+class CellResult(RRAModel):
+    """How one cell ended: its state, value, audit findings and usage."""
+
+    cell: Cell
+    state: AttemptState
+    value: float | None = Field(default=None, description="The value submitted for the task, when one parsed.")
+    inside: bool | None = Field(default=None, description="Whether the value lies inside the interval "
+                                "(reported even when an audit violation decides the state).")
+    infrastructure: InfrastructureKind | None = Field(
+        default=None, description="Why, when the state is infrastructure_failure.")
+    detail: str | None = Field(default=None, description="Why the cell did not succeed, in words.")
+    findings: list[AuditFinding] = Field(default_factory=list, description="The auditor's findings on the value.")
+    usage: Usage | None = Field(default=None, description="What the reproducer reported it consumed.")
+    wall_s: float | None = Field(default=None, ge=0, description="Wall-clock seconds the reproducer ran, measured.")
+    exit_status: int | None = Field(default=None, description="The reproducer's exit status (negative: signal).")
+    workspace: str | None = Field(default=None, description="The cell's workspace, relative to the benchmark "
+                                  "directory.")
+    submission: str | None = Field(default=None, description="The submission read, relative to the benchmark "
+                                   "directory (or as given to 'rra bench score').")
+
+
+class GroupTotals(RRAModel):
+    """Counts over the cells of one reproducer under one condition."""
+
+    reproducer: Id
+    condition: CodeCondition
+    totals: Totals
+
+
 class BenchResults(RRAModel):
-    """The results of one ``rra bench reproduce``."""
+    """The results of one ``rra bench reproduce``, ``rra bench run`` or ``rra bench score``."""
 
     bench_version: str = Field(pattern=r"^1\.0$")
-    mode: str = Field(pattern=r"^reproduce$", description="How the values were obtained: 'reproduce' (re-execution).")
+    mode: str = Field(pattern=r"^(reproduce|run|score)$",
+                      description="How the values were obtained: 'reproduce' (re-execution), 'run' (reproducers "
+                      "in workspaces) or 'score' (submissions made elsewhere).")
     taskset: Id
     repeats: int = Field(ge=1)
     tasks: list[TaskResult]
+    cells: list[CellResult] = Field(default_factory=list, description="Reproducer mode's cells.")
+    groups: list[GroupTotals] = Field(default_factory=list, description="Totals per reproducer and condition.")
     totals: Totals

@@ -95,12 +95,14 @@ def generated_schemas() -> dict[str, str]:
     from .manifest import Manifest
     from .report import Report
     from .run_record import RunRecord
-    from .taskset import TaskSet
+    from .submission import Submission
+    from .taskset import TaskReferences, TaskSet
 
     out: dict[str, str] = {}
     models: tuple[tuple[type[BaseModel], str], ...] = (
         (Manifest, "manifest"), (Report, "report"), (CaseFile, "conformance"),
-        (RunRecord, "run-record"), (TaskSet, "taskset"), (BenchResults, "bench-results"))
+        (RunRecord, "run-record"), (TaskSet, "taskset"), (BenchResults, "bench-results"),
+        (TaskReferences, "bench-references"), (Submission, "submission"))
     for model, name in models:
         out[f"rra-{name}-{FORMAT_VERSIONS[name]}.schema.json"] = render_schema(schema_for(model, name))
     return out

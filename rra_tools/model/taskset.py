@@ -3,8 +3,13 @@ reference observations that decide whether a reproduction succeeded.
 
 A task names its artifact by a path relative to the task-set file and the claim by its id. Its
 reference observations (at least 3, 5 as the norm), each with provenance, define the acceptance
-interval exactly as ``spec/04-levels.md`` does for a claim; when a task gives none, the claim's
-own reference observations in the artifact's manifest are used.
+interval exactly as ``spec/04-levels.md`` does for a claim; when a task gives none, they come from
+the private references file (:class:`TaskReferences`, read only by the evaluator), else from the
+claim's own reference observations in the artifact's manifest.
+
+Reproducer mode (``rra bench run``) hands each task to named reproducer commands under two
+conditions: ``raw`` (the upstream code at the pinned commit, with the paper) and ``refined``
+(the RRA), ``repeats`` times each, within the task set's per-attempt limits.
 """
 
 from __future__ import annotations
@@ -16,12 +21,23 @@ from pydantic import Field, StringConstraints
 
 from ._base import Id, RRAModel
 
-__all__ = ["BenchObservation", "CodeCondition", "Experiment", "Paper", "Task", "TaskSet"]
+__all__ = ["MIN_OBSERVATIONS", "AttemptLimits", "BenchObservation", "CodeCondition", "Experiment", "Paper",
+           "RawCode", "Reproducer", "Task", "TaskKey", "TaskReference", "TaskReferences", "TaskSet"]
 
 #: The smallest number of reference observations a task may carry (spec/04-levels.md).
 MIN_OBSERVATIONS = 3
 
 Text = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
+
+#: 'paper/experiment/task': a task's key, unique within its task set.
+TaskKey = Annotated[
+    str,
+    StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}/[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
+                              r"/[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"),
+    Field(description="A task's key: '<paper id>/<experiment id>/<task id>'."),
+]
+
+Commit = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
 
 
 class CodeCondition(str, Enum):
@@ -42,6 +58,16 @@ class BenchObservation(RRAModel):
         default=None, description="The run record of the run, when it was kept (a path or a URL).")
 
 
+class RawCode(RRAModel):
+    """Where the raw condition's code comes from: a git repository and a commit."""
+
+    repository: Text = Field(
+        description="A git repository: a directory (relative to the task-set file) or a URL git can clone.")
+    commit: Commit | None = Field(
+        default=None, description="The commit to check out (40 hex digits); default: the artifact's "
+        "code.upstream.commit.")
+
+
 class Task(RRAModel):
     """One claim of one artifact to reproduce."""
 
@@ -50,8 +76,12 @@ class Task(RRAModel):
     claim: Id = Field(description="Id of the claim in the artifact's manifest.")
     reference: list[BenchObservation] | None = Field(
         default=None, min_length=MIN_OBSERVATIONS,
-        description="At least 3 (5 recommended) reference observations; when omitted, the claim's "
-        "reference observations in the artifact's manifest are used (at least 3 are needed there).")
+        description="At least 3 (5 recommended) reference observations; when omitted, those of the private "
+        "references file are used, else the claim's reference observations in the artifact's manifest "
+        "(at least 3 are needed there). A public task set leaves them out.")
+    raw: RawCode | None = Field(
+        default=None, description="The raw condition's code; default: the artifact's code.upstream (url and "
+        "commit), checked out from the artifact directory when it is a git repository holding the commit.")
 
 
 class Experiment(RRAModel):
@@ -66,7 +96,30 @@ class Paper(RRAModel):
 
     id: Id
     title: Text | None = Field(default=None, description="The paper's title.")
+    file: Text | None = Field(
+        default=None, description="The paper itself (PDF or text), relative to the task-set file; copied into "
+        "every workspace of its tasks as paper/<file name>.")
     experiments: list[Experiment] = Field(min_length=1, description="The experiments; ids unique within the paper.")
+
+
+class Reproducer(RRAModel):
+    """A reproducer: a named shell command started in each workspace (``rra bench run``)."""
+
+    name: Id
+    command: Text = Field(description="Run with 'sh -c' in the workspace; the environment names the task "
+                          "description and where to write the submission (docs/bench.md).")
+
+
+class AttemptLimits(RRAModel):
+    """Limits of one attempt of one reproducer on one task."""
+
+    wall_clock_s: float = Field(
+        default=3600, gt=0, le=30 * 86400,
+        description="Wall-clock seconds; past it the reproducer's process group is killed and the attempt is an "
+        "infrastructure failure (timeout).")
+    cost_usd: float | None = Field(
+        default=None, ge=0, description="Cost in US dollars the reproducer may report; an attempt that reports "
+        "more is an infrastructure failure (cost_limit). Told to the reproducer; checked on what it reports.")
 
 
 class TaskSet(RRAModel):
@@ -79,4 +132,32 @@ class TaskSet(RRAModel):
         default=3, ge=1, le=100,
         description="Attempts per task. A stochastic launcher runs its first 'repeats' declared seeds, "
         "one attempt each; any other launcher runs 'repeats' times.")
+    conditions: list[CodeCondition] = Field(
+        default_factory=lambda: [CodeCondition.RAW, CodeCondition.REFINED], min_length=1,
+        description="Conditions of reproducer mode: 'raw' (upstream code at the pinned commit, with the paper) "
+        "and 'refined' (the RRA).")
+    reproducers: list[Reproducer] = Field(
+        default_factory=list, description="Reproducers of reproducer mode; 'rra bench run --reproducer "
+        "NAME=CMD' adds one or replaces the one of that name.")
+    limits: AttemptLimits = Field(default_factory=AttemptLimits, description="Limits of each attempt.")
     papers: list[Paper] = Field(min_length=1, description="The papers; ids unique within the task set.")
+
+
+class TaskReference(RRAModel):
+    """The reference observations of one task, in the private references file."""
+
+    task: TaskKey
+    observations: list[BenchObservation] = Field(min_length=MIN_OBSERVATIONS,
+                                                 description="At least 3 (5 recommended) observations.")
+
+
+class TaskReferences(RRAModel):
+    """The private part of a task set: reference observations that only the evaluator reads.
+
+    Kept apart from the public task set so that the file handed around (or readable by a
+    reproducer) holds no reference value."""
+
+    bench_version: Annotated[str, StringConstraints(pattern=r"^1\.0$")] = Field(
+        description="Version of the task-set format: '1.0'.")
+    taskset: Id = Field(description="Id of the task set these references belong to.")
+    references: list[TaskReference] = Field(min_length=1, description="One entry per task; keys unique.")

@@ -1,0 +1,54 @@
+"""Scoring one submitted value: parse failure, missing value, audit violation, outside the
+interval or success, each reported apart; and totals in which every cell counts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..intervals import Interval
+from ..model.bench_results import RUN_STATES, AttemptState, AuditFinding, CellResult, GroupTotals, Totals
+from ..model.submission import SubmittedValue
+
+__all__ = ["group_totals", "score_value", "totals"]
+
+
+def score_value(task: str, interval: Interval, entry: SubmittedValue | str | None,
+                findings: Sequence[AuditFinding]) -> tuple[AttemptState, float | None, bool | None, str | None]:
+    """(state, value, inside, detail) of the value submitted for ``task`` (None: no entry; a string:
+    why the entry does not parse). A confirmed finding makes it an audit violation whether or not
+    the value lies inside the interval; ``inside`` still says which."""
+    if entry is None:
+        return AttemptState.MISSING_VALUE, None, None, f"the submission has no value for task {task!r}"
+    if isinstance(entry, str):
+        return AttemptState.PARSE_FAILURE, None, None, entry
+    value = entry.value
+    inside = interval.contains(value)
+    confirmed = [f for f in findings if f.confirmed]
+    if confirmed:
+        first = confirmed[0]
+        more = f" (and {len(confirmed) - 1} more)" if len(confirmed) > 1 else ""
+        return AttemptState.AUDIT_VIOLATION, value, inside, f"{first.kind}: {first.detail}{more}"
+    if inside:
+        return AttemptState.SUCCESS, value, True, None
+    return (AttemptState.OUTSIDE_INTERVAL, value, False,
+            f"{value!r} is outside [{interval.low!r}, {interval.high!r}]")
+
+
+def totals(states: Iterable[str], listed: Sequence[AttemptState] = RUN_STATES) -> Totals:
+    """Every state of ``listed`` (zero when absent; a state outside it is added), their sum, and
+    the success rate."""
+    counts = {state.value: 0 for state in listed}
+    for state in states:
+        counts[str(state)] = counts.get(str(state), 0) + 1
+    total = sum(counts.values())
+    return Totals(attempts=total, states=counts,
+                  success_rate=counts[AttemptState.SUCCESS.value] / total if total else None)
+
+
+def group_totals(cells: Sequence[CellResult]) -> list[GroupTotals]:
+    """Totals per (reproducer, condition), in the order they first appear."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for result in cells:
+        groups.setdefault((result.cell.reproducer, str(result.cell.condition)), []).append(str(result.state))
+    return [GroupTotals.model_validate({"reproducer": r, "condition": c, "totals": totals(states)})
+            for (r, c), states in groups.items()]
