@@ -9,6 +9,9 @@ exactly as ``rra run`` does, and reads the claim's value from the new run record
 one declared seed per attempt (the first ``repeats`` seeds, in order, cycling when fewer are
 declared); any other launcher runs ``repeats`` times.
 
+Attempts are cells of the local executor (:mod:`.executor`): they run side by side, each with
+the GPUs its launchers need, and a killed benchmark resumes where it stopped.
+
 Every attempt ends in one state of :class:`~rra_tools.model.bench_results.AttemptState` and
 counts in the denominator; nothing is dropped. A run that could not be set up, timed out, was
 interrupted or was killed with SIGKILL (the kernel's out-of-memory killer sends it) is an
@@ -17,13 +20,19 @@ infrastructure failure; any other failed run is a program failure.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import shutil
 import signal
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..io.artifact import load_artifact
+from ..io.atomic import write_atomic
 from ..model.bench_results import (
     REPRODUCE_STATES,
     Attempt,
@@ -33,15 +42,18 @@ from ..model.bench_results import (
     TaskResult,
 )
 from ..run.errors import ArtifactError, PlanError
-from ..run.local import RunOptions
+from ..run.gpus import GpuInfo
+from ..run.gpus import inventory as gpu_inventory
+from ..run.local import MEMORY_LIMIT_NOTE
 from ..run.orchestrate import PlanOutcome, run_plans
 from ..run.plan import RunPlan, find_launcher, launcher_order, plan_runs
 from ..run.results import claim_values, latest_successful
 from .errors import BenchError
+from .executor import CellEvent, CellResult, CellSlot, execute
 from .scoring import totals as count_states
 from .taskset import LoadedTaskSet, ResolvedTask
 
-__all__ = ["reproduce"]
+__all__ = ["AttemptCell", "reproduce"]
 
 #: Called after each attempt with the task and the scored attempt (for progress output).
 OnAttempt = Callable[[ResolvedTask, Attempt], None]
@@ -81,6 +93,8 @@ def _failure(outcome: PlanOutcome, out: Path, task: ResolvedTask) -> tuple[Attem
         detail = f"{record['launcher']}: {status}{said}"
         if status in ("timeout", "interrupted") or record.get("killed_by") == int(signal.SIGKILL):
             return AttemptState.INFRASTRUCTURE_FAILURE, detail, where
+        if _out_of_memory(result.directory, record):
+            return AttemptState.INFRASTRUCTURE_FAILURE, f"{record['launcher']}: out of memory{said}", where
         if status == "completed":
             detail = f"{record['launcher']}: exit status {record.get('exit_status')}"
         metrics = record.get("metrics") or {}
@@ -96,10 +110,60 @@ def _failure(outcome: PlanOutcome, out: Path, task: ResolvedTask) -> tuple[Attem
     return None
 
 
-def _attempt(task: ResolvedTask, number: int, out: Path) -> tuple[Attempt, bool]:
-    """Run and score one attempt; also whether a signal interrupted it."""
+@dataclass(frozen=True)
+class AttemptCell:
+    """One attempt of one task: a cell of the executor."""
+
+    key: str
+    gpus: int
+    task: ResolvedTask
+    number: int
+
+
+def _cells(taskset: LoadedTaskSet) -> list[AttemptCell]:
+    cells: list[AttemptCell] = []
+    for task in taskset.tasks:
+        # The attempt's runs go one after another, so it needs as many devices as its hungriest launcher.
+        need = max((launcher.resources.gpus for launcher in launcher_order(task.artifact, [task.launcher])),
+                   default=0)
+        cells.extend(AttemptCell(f"{task.key}/attempt-{n}", need, task, n)
+                     for n in range(1, taskset.model.repeats + 1))
+    return cells
+
+
+def _out_of_memory(result_dir: Path, record: dict[str, Any]) -> bool:
+    """A failed run under a memory limit whose error output says it ran out of memory."""
+    if not any(str(m).startswith(MEMORY_LIMIT_NOTE) for m in record.get("messages") or []):
+        return False
+    try:
+        with open(result_dir / "stderr.log", "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - 65536))
+            tail = handle.read()
+    except OSError:
+        return False
+    return any(sign in tail for sign in _OOM_SIGNS)
+
+
+#: What a program says when an allocation fails under RLIMIT_AS (Python, C, C++, numpy).
+_OOM_SIGNS = (b"MemoryError", b"Cannot allocate memory", b"std::bad_alloc", b"Unable to allocate")
+
+
+def _keep_interrupted(workspace: Path) -> None:
+    """Move the workspace of an attempt that was killed mid-run aside (its evidence is kept)."""
+    k = 1
+    while (aside := workspace.with_name(f"{workspace.name}.interrupted-{k}")).exists():
+        k += 1
+    workspace.rename(aside)
+
+
+def _attempt(cell: AttemptCell, out: Path, slot: CellSlot) -> tuple[Attempt, bool]:
+    """Run and score one attempt; also whether the stop event interrupted it."""
+    task, number = cell.task, cell.number
     seed = _seed_for(task, number)
     workspace = out / "work" / task.paper / task.experiment / task.task.id / f"attempt-{number}"
+    if workspace.exists():
+        _keep_interrupted(workspace)
     runs = task.artifact.runs_dir.relative_to(task.artifact.root).parts[0]
     # The copy leaves the artifact's earlier run records behind: only this attempt's count.
     shutil.copytree(task.artifact.root, workspace, symlinks=True,
@@ -109,11 +173,12 @@ def _attempt(task: ResolvedTask, number: int, out: Path) -> tuple[Attempt, bool]
     except (PlanError, ArtifactError) as exc:
         return Attempt(number=number, seed=seed, state=AttemptState.PROGRAM_FAILURE,
                        detail=f"cannot plan the run: {exc}"), False
-    outcome = run_plans(plans, RunOptions())
+    outcome = run_plans(plans, slot.run_options(), handle_signals=False)
+    stopped = slot.stop.is_set() and outcome.interrupted
     failed = _failure(outcome, out, task)
     if failed is not None:
         state, detail, record = failed
-        return Attempt(number=number, seed=seed, state=state, detail=detail, record=record), outcome.signal is not None
+        return Attempt(number=number, seed=seed, state=state, detail=detail, record=record), stopped
     copy = load_artifact(workspace)
     best, _ = latest_successful(copy)
     found = [(s, v, w) for s, _, v, w in claim_values(task.task.claim, task.launcher, best) if s == seed]
@@ -128,33 +193,83 @@ def _attempt(task: ResolvedTask, number: int, out: Path) -> tuple[Attempt, bool]
                    detail=f"{value!r} is outside [{task.interval.low!r}, {task.interval.high!r}]"), False
 
 
-def reproduce(taskset: LoadedTaskSet, out: Path, on_attempt: OnAttempt | None = None) -> BenchResults:
+def _identity(taskset: LoadedTaskSet) -> dict[str, Any]:
+    """What a resumed benchmark must share with the one it continues."""
+    digest = hashlib.sha256(taskset.path.read_bytes()).hexdigest()
+    return {"taskset": taskset.model.id, "taskset_sha256": digest, "repeats": taskset.model.repeats}
+
+
+def _check_resumable(out: Path, identity: dict[str, Any]) -> None:
+    work, saved = out / "work", out / "state" / "benchmark.json"
+    if not work.exists():
+        return
+    try:
+        before = json.loads(saved.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        before = None
+    if before != identity:
+        raise BenchError(f"{str(work)!r} already exists and holds another benchmark (or one made before "
+                         f"benchmarks could be resumed); give an output directory of a new benchmark",
+                         "use -o with a new directory")
+
+
+def reproduce(taskset: LoadedTaskSet, out: Path, on_attempt: OnAttempt | None = None, *,
+              jobs: int | None = None, memory_limit_mib: int | None = None,
+              gpus: Sequence[GpuInfo] | None = None, on_event: Callable[[CellEvent], None] | None = None,
+              stop: threading.Event | None = None) -> BenchResults:
     """Run every task ``repeats`` times in fresh copies under ``out`` and score each attempt.
 
-    BenchError when ``out/work`` already exists (attempts never mix with an earlier benchmark's).
-    A signal stops the benchmark: the attempts not started are recorded as infrastructure
-    failures ("interrupted before it started"), so the denominator stays whole.
+    Attempts are cells of :func:`rra_tools.bench.executor.execute`: up to ``jobs`` at once (default
+    the number of cores), each with the GPUs its launchers need, CPU-only ones under
+    ``memory_limit_mib``. Each finished attempt is kept in ``out/state/``: running the same task
+    set into the same ``out`` again resumes it, running only the attempts that have no result
+    (an attempt killed mid-run is run again and marked ``restarted``). BenchError when
+    ``out/work`` holds another benchmark. A signal stops the benchmark: the attempts it
+    interrupted or never started are recorded as infrastructure failures, and are run when the
+    benchmark is resumed.
     """
-    work = out / "work"
-    if work.exists():
-        raise BenchError(f"{str(work)!r} already exists; give an output directory of a new benchmark",
-                         "use -o with a new directory")
     out = out.resolve()
+    identity = _identity(taskset)
+    _check_resumable(out, identity)
+    state = out / "state"
+    state.mkdir(parents=True, exist_ok=True)
+    write_atomic(state / "benchmark.json", (json.dumps(identity, indent=1) + "\n").encode())
+    cells = _cells(taskset)
+    interrupted: dict[str, Attempt] = {}
+
+    def run_one(cell: AttemptCell, slot: CellSlot) -> CellResult:
+        attempt, stopped = _attempt(cell, out, slot)
+        if slot.restarted:
+            attempt = attempt.model_copy(update={"restarted": slot.restarted})
+        return CellResult(attempt.model_dump(mode="json", exclude_none=True), final=not stopped)
+
+    by_key = {c.key: c for c in cells}
+
+    def progress(event: CellEvent) -> None:
+        if event.kind == "interrupted" and event.data is not None:
+            interrupted[event.key] = Attempt.model_validate(event.data)
+        if on_event is not None:
+            on_event(event)
+        if on_attempt is not None and event.data is not None and event.kind in ("finished", "resumed"):
+            on_attempt(by_key[event.key].task, Attempt.model_validate(event.data))
+
+    inventory = list(gpus) if gpus is not None else (gpu_inventory() if any(c.gpus for c in cells) else [])
+    finished = execute(cells, run_one, state, gpus=inventory, max_workers=jobs,
+                       memory_limit_mib=memory_limit_mib, progress=progress, stop=stop)
     repeats = taskset.model.repeats
     results: list[TaskResult] = []
-    stopped = False
     for task in taskset.tasks:
         attempts: list[Attempt] = []
         for number in range(1, repeats + 1):
-            if stopped:
-                attempt = Attempt(number=number, seed=_seed_for(task, number),
-                                  state=AttemptState.INFRASTRUCTURE_FAILURE,
-                                  detail="interrupted before it started")
+            key = f"{task.key}/attempt-{number}"
+            if key in finished:
+                attempts.append(Attempt.model_validate(finished[key].data))
+            elif key in interrupted:
+                attempts.append(interrupted[key])
             else:
-                attempt, stopped = _attempt(task, number, out)
-            attempts.append(attempt)
-            if on_attempt is not None:
-                on_attempt(task, attempt)
+                attempts.append(Attempt(number=number, seed=_seed_for(task, number),
+                                        state=AttemptState.INFRASTRUCTURE_FAILURE,
+                                        detail="interrupted before it started"))
         iv = task.interval
         results.append(TaskResult(
             paper=task.paper, experiment=task.experiment, task=task.task.id, artifact=str(task.artifact.root),

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from ..bench.executor import CellEvent
     from ..bench.taskset import ResolvedTask
     from ..model.bench_results import Attempt, BenchResults
 
@@ -48,12 +49,18 @@ def bench() -> None:
 @click.argument("taskset", type=click.Path(exists=True, dir_okay=False))
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False),
               help="Directory for the workspaces and results.json (default: bench-<task set id>).")
-def reproduce_command(taskset: str, output: str | None) -> None:
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Attempts run at once (default: the number of CPU cores); GPU attempts also wait for free devices.")
+@click.option("--memory-limit", "memory_limit", type=click.IntRange(min=16), default=None, metavar="MIB",
+              help="Address-space limit of each launcher of a CPU-only attempt, MiB (RLIMIT_AS).")
+def reproduce_command(taskset: str, output: str | None, jobs: int | None, memory_limit: int | None) -> None:
     """Run each task's launcher in fresh copies of its artifact and score every attempt.
 
     Writes OUTPUT/results.json (schemas/rra-bench-results-1.0.schema.json) and prints a table.
     Every attempt is counted: success, outside_interval, missing_value, program_failure or
-    infrastructure_failure.
+    infrastructure_failure. Finished attempts are kept in OUTPUT/state/: run the same command
+    again after an interruption and only the attempts without a result run (an attempt that was
+    killed mid-run runs again and is marked restarted).
     """
     from pathlib import Path
 
@@ -63,11 +70,25 @@ def reproduce_command(taskset: str, output: str | None) -> None:
     loaded = load_taskset(taskset)
     out = Path(output if output is not None else f"bench-{loaded.model.id}")
 
+    resumed: set[str] = set()
+
+    def on_event(event: CellEvent) -> None:
+        if event.kind == "resumed":
+            resumed.add(event.key)
+        elif event.kind == "started":
+            gpus = f" on GPU {','.join(map(str, event.devices))}" if event.devices else ""
+            again = f" (again: it was killed mid-run {event.restarted} time(s))" if event.restarted else ""
+            click.echo(f"[{event.done}/{event.total}] {event.key}: started{gpus}{again}", err=True)
+        elif event.kind == "interrupted":
+            click.echo(f"[{event.done}/{event.total}] {event.key}: interrupted (it runs again on resume)", err=True)
+
     def progress(task: ResolvedTask, attempt: Attempt) -> None:
         seed = "" if attempt.seed is None else f" seed {attempt.seed}"
-        click.echo(f"{task.key} attempt {attempt.number}{seed}: {attempt.state}", err=True)
+        key = f"{task.key}/attempt-{attempt.number}"
+        done = " (finished earlier)" if key in resumed else ""
+        click.echo(f"{task.key} attempt {attempt.number}{seed}: {attempt.state}{done}", err=True)
 
-    results = reproduce(loaded, out, progress)
+    results = reproduce(loaded, out, progress, jobs=jobs, memory_limit_mib=memory_limit, on_event=on_event)
     path = out / "results.json"
     write_atomic(path, (results.model_dump_json(indent=2, exclude_none=True) + "\n").encode())
     click.echo(render_table(results), nl=False)

@@ -316,7 +316,7 @@ def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:
         check_plan(engine, plan)
         image = resolve_image(engine, image_reference(plan.artifact, opts.image), pull=opts.pull)
         gpus = list(opts.gpus) if opts.gpus is not None else inventory(environ)
-        lease = acquire(plan.launcher.resources.gpus, plan.launcher.id, gpus, environ)
+        lease = acquire(plan.launcher.resources.gpus, plan.launcher.id, gpus, environ, held=opts.gpu_lease)
         try:
             slot = enter(plan, environ)
         except BaseException:

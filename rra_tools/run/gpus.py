@@ -135,6 +135,9 @@ class GpuLease:
 
     devices: list[GpuInfo]
     _fds: list[int] = field(default_factory=list)
+    #: Descriptors of a lease this one borrows from (see :meth:`borrow`): inherited by the
+    #: launcher like our own, never closed by :meth:`release`.
+    _borrowed: tuple[int, ...] = ()
 
     @property
     def visible(self) -> str:
@@ -144,7 +147,16 @@ class GpuLease:
     @property
     def fds(self) -> tuple[int, ...]:
         """The locked descriptors; a launcher that inherits them holds the devices while it lives."""
-        return tuple(self._fds)
+        return (*self._fds, *self._borrowed)
+
+    def borrow(self, count: int, launcher: str) -> GpuLease:
+        """A lease of the first ``count`` of these devices for one run, which its holder keeps
+        after the run (the benchmark executor holds a cell's devices across the cell's runs);
+        GpuUnavailable when this lease holds fewer."""
+        if count > len(self.devices):
+            raise GpuUnavailable(f"launcher {launcher!r} needs {count} GPU(s); the devices held for it are "
+                                 f"{len(self.devices)}")
+        return GpuLease(self.devices[:count], [], self.fds if count else ())
 
     def release(self) -> None:
         """Give the devices back: close our descriptors. A launcher (or a process it left behind)
@@ -167,10 +179,15 @@ def _lock_dir(environ: dict[str, str] | None) -> Path:
 
 
 def acquire(count: int, launcher: str, gpus: Sequence[GpuInfo],
-            environ: dict[str, str] | None = None) -> GpuLease:
-    """Hold ``count`` distinct free devices of ``gpus``; GpuUnavailable when there are too few."""
+            environ: dict[str, str] | None = None, held: GpuLease | None = None) -> GpuLease:
+    """Hold ``count`` distinct free devices of ``gpus``; GpuUnavailable when there are too few.
+
+    ``held``: devices the caller already holds for this run (a benchmark cell's); the run takes
+    the first ``count`` of them instead of locking others."""
     import fcntl
 
+    if held is not None:
+        return held.borrow(count, launcher)
     if count == 0:
         return GpuLease([])
     if count > len(gpus):

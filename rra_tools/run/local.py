@@ -27,14 +27,14 @@ from ..io.paths import resolve_inside
 from ..model.vocab import Executor, RunStatus
 from .concurrency import RunSlot, enter
 from .errors import RunError
-from .gpus import GpuInfo, acquire, inventory
+from .gpus import GpuInfo, GpuLease, acquire, inventory
 from .outcome import signal_name as _signal_name
 from .outcome import host_record, record_head, snapshot_before, write_record
 from .pending import Pending
 from .plan import RunPlan
 from .records import StreamRedactor, fresh_private_dir, new_run_dir
 
-__all__ = ["MINIMAL_PATH", "Progress", "RunOptions", "RunResult", "Tee", "Watchdog", "clean_environment", "execute"]
+__all__ = ["MEMORY_LIMIT_NOTE", "MINIMAL_PATH", "Progress", "RunOptions", "RunResult", "Tee", "Watchdog", "clean_environment", "execute"]
 
 MINIMAL_PATH = "/usr/bin:/bin"
 
@@ -68,6 +68,12 @@ class RunOptions:
     #: A virtual environment to run in (e.g. the one 'rra env create' built from the lock): its
     #: bin directory leads PATH and VIRTUAL_ENV names it. None: this interpreter's environment.
     env_dir: Path | None = None
+    #: Devices the caller already holds for this run (the benchmark executor's cell lease): the
+    #: run uses them instead of locking others, and leaves them held when it ends.
+    gpu_lease: GpuLease | None = None
+    #: Address-space limit of the launcher's process, MiB (RLIMIT_AS, inherited by what it
+    #: starts); None: no limit. The local executor only.
+    memory_limit_mib: int | None = None
 
 
 @dataclass(frozen=True)
@@ -193,7 +199,7 @@ def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:
     options = options or RunOptions()
     environ = dict(os.environ if options.environ is None else options.environ)
     gpus = list(options.gpus) if options.gpus is not None else inventory(environ)
-    lease = acquire(plan.launcher.resources.gpus, plan.launcher.id, gpus, environ)
+    lease = acquire(plan.launcher.resources.gpus, plan.launcher.id, gpus, environ, held=options.gpu_lease)
     try:
         slot = enter(plan, environ)
     except BaseException:
@@ -266,6 +272,8 @@ def _run_process(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], env: d
             except OSError as exc:
                 messages.append(f"cannot start {plan.argv[0]!r}: {exc.strerror or exc}")
                 status = RunStatus.FAILED
+        if proc is not None and options.memory_limit_mib is not None:
+            _limit_memory(proc, options.memory_limit_mib, messages)
         if proc is not None:
             assert proc.stdout is not None and proc.stderr is not None
             watchdog = Watchdog(proc.pid, options.kill_grace_s)
@@ -300,11 +308,31 @@ def _run_process(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], env: d
                 messages.append(f"process was killed by signal {_signal_name(-code)}")
             if status == RunStatus.COMPLETED and exit_status not in (None, 0):
                 messages.append(f"process exited with status {exit_status}")
+            if options.memory_limit_mib is not None and (exit_status != 0 or killed_by is not None):
+                messages.append(f"{MEMORY_LIMIT_NOTE} of {options.memory_limit_mib} MiB (RLIMIT_AS)")
     return write_record(plan, directory, executor=Executor.LOCAL, started=started, ended=_now(),
                         duration_s=time.monotonic() - t0, started_epoch=started_epoch, status=status,
                         exit_status=exit_status, killed_by=killed_by, host_gpus=gpus, assigned=assigned,
                         environment=env, messages=messages, before=before, env_dir=options.env_dir, host=host,
                         concurrent=slot.concurrent)
+
+
+#: Begins the record's message of a failed run that had a memory limit (the benchmark reads it).
+MEMORY_LIMIT_NOTE = "the launcher ran under an address-space limit"
+
+
+def _limit_memory(proc: subprocess.Popen[bytes], mib: int, messages: list[str]) -> None:
+    """Set RLIMIT_AS on the started launcher. Set from here rather than in a ``preexec_fn``,
+    which is unsafe in a threaded caller (the benchmark executor runs cells on threads) and makes
+    every spawn a full fork; the launcher has run for well under a millisecond of its start-up
+    by then, and every allocation after it is bounded."""
+    import resource
+
+    limit = mib * 1024 * 1024
+    try:
+        resource.prlimit(proc.pid, resource.RLIMIT_AS, (limit, limit))
+    except (OSError, ValueError) as exc:
+        messages.append(f"cannot set the memory limit of {mib} MiB: {exc}")
 
 
 #: Dismissed watchdogs not reaped yet (held so that no Popen is dropped while running).
