@@ -4,9 +4,9 @@ Writes the JSON Schemas into ``schemas/``, the rule pages into ``docs/rules/``, 
 reference into ``docs/cli.md``, the run path's plain view of the manifest into
 ``rra_tools/io/manifest_view.py`` (from the models), the table of ``rra env check``'s codes into
 ``docs/environment.md``, the field tables of ``spec/02-manifest.md`` (see
-:mod:`rra_tools.model.spec_tables`), the rule catalog of ``spec/06-rules.md`` and the
-conformance suite README's list of codes without a case (the last four between generated-block
-markers). With ``--check`` nothing is written; the exit status is 1 and the stale files are
+:mod:`rra_tools.model.spec_tables`), the rule catalog of ``spec/06-rules.md``, the conformance
+suite README's list of codes without a case and the table of ``rra review``'s codes in
+``docs/builder.md`` (the last five between generated-block markers). With ``--check`` nothing is written; the exit status is 1 and the stale files are
 named when anything differs.
 """
 
@@ -43,6 +43,10 @@ def generated_files() -> dict[Path, str]:
     rules_spec = ROOT / "spec" / "06-rules.md"
     files[rules_spec] = with_block(rules_spec.read_text(encoding="utf-8"), "rule-catalog", catalog_table(ROOT / "spec"))
     files.update(_conformance_readme())
+    from .builder.review_codes import review_codes_table
+
+    builder = ROOT / "docs" / "builder.md"
+    files[builder] = with_block(builder.read_text(encoding="utf-8"), "review-codes", review_codes_table())
     return files
 
 

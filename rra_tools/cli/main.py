@@ -172,6 +172,9 @@ cli.add_command(reference)
 from .guide_cmd import guide as guide_command  # noqa: E402
 
 cli.add_command(guide_command)
+from .review_cmd import review as review_command  # noqa: E402
+
+cli.add_command(review_command)
 
 
 def main(argv: list[str] | None = None) -> Any:

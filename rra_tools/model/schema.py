@@ -94,6 +94,7 @@ def generated_schemas() -> dict[str, str]:
     from .conformance import CaseFile
     from .manifest import Manifest
     from .report import Report
+    from .review_report import ReviewReport
     from .run_record import RunRecord
     from .submission import Submission
     from .taskset import TaskReferences, TaskSet
@@ -102,7 +103,7 @@ def generated_schemas() -> dict[str, str]:
     models: tuple[tuple[type[BaseModel], str], ...] = (
         (Manifest, "manifest"), (Report, "report"), (CaseFile, "conformance"),
         (RunRecord, "run-record"), (TaskSet, "taskset"), (BenchResults, "bench-results"),
-        (TaskReferences, "bench-references"), (Submission, "submission"))
+        (TaskReferences, "bench-references"), (Submission, "submission"), (ReviewReport, "review"))
     for model, name in models:
         out[f"rra-{name}-{FORMAT_VERSIONS[name]}.schema.json"] = render_schema(schema_for(model, name))
     return out

@@ -1,0 +1,226 @@
+"""``rra review``: an independent review that trusts nothing the builder recorded.
+
+:func:`review_artifact`:
+
+1. validates the artifact (``rra validate``'s findings, under their own codes: placeholders
+   left are RRA214, a guide out of sync RRA215, missing seeds RRA501, ...) and takes the levels
+   the author's records meet;
+2. challenges the choices without support (:func:`.review_checks.challenge_choices`) and has
+   the patch series proved as ``rra change verify`` does;
+3. traces every claim through the author's newest successful records: record -> output file
+   (its digest) -> value re-extracted with the claim's rule; checks each observation's record;
+4. copies the artifact into a fresh directory and re-runs every launcher with all its seeds
+   from a clean shell, in an environment built from the lock (or the container image), through
+   :func:`rra_tools.run.run_plans` (:mod:`.review_runs`);
+5. compares the new runs with the recorded ones, reads the claims' values from the new runs as
+   ``rra results`` does (:func:`rra_tools.run.results.collect_results`, which also gives the
+   levels the review's runs meet) and checks them against the acceptance intervals;
+6. writes the report, JSON (:class:`rra_tools.model.review_report.ReviewReport`) and Markdown,
+   into the review's directory and as the artifact's latest review.
+
+The review passes when no finding is an error. Nothing is printed: progress reaches the caller
+through ``progress``; the artifact's own files and run records are never written to.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .. import __version__
+from .. import SPEC_VERSION
+from ..errors import ExitStatus, RRAError
+from ..intervals import acceptance_interval, aggregate
+from ..io.artifact import Artifact, load_artifact
+from ..io.atomic import write_atomic
+from ..model.report import Counts, ToolInfo
+from ..model.review import CleanShell
+from ..model.review_report import ClaimVerdict, ReviewLevels, ReviewReport
+from ..run.records import utc_stamp
+from ..run.results import ClaimResult, claim_values, collect_results, latest_successful
+from ..validate.api import validate_path
+from .review_checks import challenge_choices, check_observations, trace_claim
+from .review_findings import Findings
+from .review_runs import CleanShellRuns, compare_with_records, run_clean_shell
+from .review_text import render_review
+
+__all__ = ["REPORT_JSON", "REPORT_MD", "REVIEW_DIR", "ReviewError", "ReviewOptions", "review_artifact"]
+
+#: Where reviews go, relative to the artifact root: one directory per review, and the latest
+#: review's report beside them.
+REVIEW_DIR = ".rra/review"
+REPORT_JSON = "review.json"
+REPORT_MD = "review.md"
+
+_MODES = ("locked", "current", "container")
+
+
+class ReviewError(RRAError):
+    """The review cannot be made (its directory exists, an option is wrong)."""
+
+    exit_status = ExitStatus.USAGE
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+@dataclass(frozen=True)
+class ReviewOptions:
+    """How to review.
+
+    ``env``: where the launchers run: ``locked`` (a fresh environment built from the manifest's
+    lock; the default), ``current`` (this interpreter: for an artifact without a lock, or
+    offline; reported as RRA912) or ``container`` (the artifact's image; ``image``,
+    ``engine_url`` and ``network`` as for ``rra run --executor container``).
+    ``run``: False checks everything that needs no run (the clean shell is then ``not-run``
+    and the review cannot pass). ``directory``: the review's directory (default
+    ``<artifact>/.rra/review/<UTC time>/``); it must not exist. ``on_output``: receives the
+    launchers' output as they write it (stream name, bytes).
+    """
+
+    env: str = "locked"
+    image: str | None = None
+    engine_url: str | None = None
+    network: str | None = None
+    run: bool = True
+    directory: Path | None = None
+    on_output: Callable[[str, bytes], None] | None = None
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _claims(artifact: Artifact, findings: Findings, runs: CleanShellRuns,
+            reviewed: dict[str, ClaimResult]) -> list[ClaimVerdict]:
+    best, _ = latest_successful(artifact)
+    verdicts = []
+    for index, claim in enumerate(artifact.manifest.claims):
+        steps = trace_claim(artifact, index, best, findings)
+        recorded_values = [v for _, _, v, _ in claim_values(claim.id, claim.launcher, best)]
+        recorded = None
+        if recorded_values:
+            try:
+                recorded = aggregate(recorded_values, str(getattr(claim.aggregate, "value", claim.aggregate)))
+            except ValueError:
+                recorded = None
+        observations = [o.value for o in claim.reference.observations]
+        interval = (acceptance_interval(observations, claim.reported.precision)
+                    if len(observations) >= 2 and all(math.isfinite(v) for v in observations) else None)
+        result = reviewed.get(claim.id)
+        value = None if result is None else result.obtained
+        inside = None if value is None or interval is None else interval.contains(value)
+        if runs.ran and result is not None:
+            if value is None:
+                findings.at("RRA902", f"claim {claim.id!r}: the review's runs give no value "
+                            f"({result.problem})", ("claims", index),
+                            hint=f"see the review's runs of launcher {claim.launcher!r}")
+            elif inside is False and interval is not None:
+                records = ", ".join(where for *_, where in result.values[:3])
+                findings.at("RRA901", f"claim {claim.id!r}: the review obtained {value!r}, outside the acceptance "
+                            f"interval [{interval.low!r}, {interval.high!r}] (reported {claim.reported.value!r})",
+                            ("claims", index), record=findings.rel(runs.work.root / result.values[0][3])
+                            if runs.work is not None and result.values else None,
+                            hint=f"the runs it comes from: {records}" if records else None)
+        verdicts.append(ClaimVerdict(
+            claim=claim.id, launcher=claim.launcher, reported=claim.reported.value,
+            interval_low=None if interval is None else interval.low,
+            interval_high=None if interval is None else interval.high,
+            recorded=recorded, reviewed=value, inside=inside, traced=bool(steps) and all(s.ok for s in steps),
+            trace=steps))
+    return verdicts
+
+
+def _series(artifact: Artifact, findings: Findings) -> None:
+    """RRA933 when the patch series cannot be proved (the check of 'rra change verify')."""
+    code = artifact.data.get("code") or {}
+    patches = code.get("patches") or []
+    if not code.get("upstream") or not patches:
+        return
+    from .changes import verify_series
+
+    try:
+        verify_series(artifact.root)
+    except RRAError as exc:
+        findings.at("RRA933", f"the patch series cannot be proved: {exc.describe()}", ("code", "patches"),
+                    hint=exc.hint or "run 'rra change verify' for the details")
+
+
+def review_artifact(artifact_dir: Path, *, options: ReviewOptions,
+                    progress: Callable[[str], None] | None = None) -> ReviewReport:
+    """Review the artifact at ``artifact_dir`` (see the module docstring) and write its report;
+    the report. ArtifactError when the artifact cannot be loaded; ReviewError when the review's
+    directory exists or an option is wrong."""
+    say = progress or (lambda _text: None)
+    if options.env not in _MODES:
+        raise ReviewError(f"unknown review environment {options.env!r}; expected one of {', '.join(_MODES)}")
+    started = _now()
+    artifact = load_artifact(artifact_dir)
+    directory = options.directory or artifact.root / REVIEW_DIR / started.strftime("%Y%m%dT%H%M%S.%fZ")
+    if directory.exists():
+        raise ReviewError(f"the review directory {str(directory)!r} already exists",
+                          "give a new directory, or remove the old one")
+    directory.mkdir(parents=True)
+    directory = directory.resolve()
+    findings = Findings(artifact)
+
+    say("checking the manifest's choices, the patch series and the evidence of each claim ...")
+    challenge_choices(artifact, findings)
+    _series(artifact, findings)
+    check_observations(artifact, findings)
+    runs = CleanShellRuns()
+    if options.run:
+        runs = run_clean_shell(artifact, directory / "work", findings, mode=options.env, image=options.image,
+                               engine_url=options.engine_url, network=options.network, say=say,
+                               on_output=options.on_output)
+    reviewed: dict[str, ClaimResult] = {}
+    reviewed_levels: list[str] = []
+    if runs.ran and runs.work is not None:
+        results = collect_results(runs.work)
+        reviewed = {c.claim: c for c in results.claims}
+        reviewed_levels = results.levels_met
+    best, _ = latest_successful(artifact)
+    review_runs = compare_with_records(runs, best, findings)
+    claims = _claims(artifact, findings, runs, reviewed)
+    validation = validate_path(artifact.root)
+    findings.add_diagnostics(validation.diagnostics)
+
+    ordered = findings.sorted()
+    counts = Counts(error=sum(f.severity == "error" for f in ordered),
+                    warning=sum(f.severity == "warning" for f in ordered),
+                    info=sum(f.severity == "info" for f in ordered))
+    if not runs.ran:
+        clean_shell = CleanShell.NOT_RUN
+    else:
+        clean_shell = CleanShell.PASS if runs.outcome is not None and runs.outcome.ok else CleanShell.FAIL
+    report = ReviewReport(
+        review_version="1.0",
+        tool=ToolInfo(name="rra-tools", version=__version__, spec_version=SPEC_VERSION),
+        artifact_id=artifact.manifest.id, artifact_digest=artifact.digest, manifest=findings.manifest_name,
+        started=utc_stamp(started), ended=utc_stamp(_now()), directory=findings.rel(directory),
+        environment=runs.environment, clean_shell=clean_shell,
+        passed=counts.error == 0 and clean_shell == CleanShell.PASS,
+        levels=ReviewLevels(claimed=list(validation.levels_claimed or []),
+                            recorded=list(validation.levels_met or []), reviewed=reviewed_levels),
+        counts=counts, runs=review_runs, claims=claims, findings=ordered)
+    _write(report, directory, artifact.root / REVIEW_DIR)
+    say(f"review written to {findings.rel(directory / REPORT_JSON)} and {REPORT_MD}")
+    return report
+
+
+def _write(report: ReviewReport, directory: Path, latest: Path) -> None:
+    """The report as JSON and Markdown into ``directory`` and, as the latest review, ``latest``."""
+    data = json.dumps(report.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False) + "\n"
+    text = render_review(report)
+    try:
+        for where in (directory, latest):
+            where.mkdir(parents=True, exist_ok=True)
+            write_atomic(where / REPORT_JSON, data.encode("utf-8"))
+            write_atomic(where / REPORT_MD, text.encode("utf-8"))
+    except OSError as exc:
+        raise ReviewError(f"cannot write the review report: {exc.strerror or exc}") from None

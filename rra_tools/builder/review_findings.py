@@ -1,0 +1,83 @@
+"""Collecting a review's findings, each located: the manifest's file:line and JSON pointer for a
+finding about a manifest value, a run record or run directory for one about a run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..io.artifact import Artifact
+from ..io.manifest import LoadedManifest, load_manifest_bytes
+from ..model.report import Severity
+from ..model.review_report import ReviewFinding
+from ..validate.diagnostics import Diagnostic, pointer_text
+from .review_codes import review_code
+
+__all__ = ["Findings"]
+
+_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+class Findings:
+    """The findings of one review, with what locating them needs."""
+
+    def __init__(self, artifact: Artifact) -> None:
+        self.artifact = artifact
+        self.items: list[ReviewFinding] = []
+        self._loaded: LoadedManifest | None = None
+
+    @property
+    def manifest_name(self) -> str:
+        """The manifest file, relative to the artifact root."""
+        return self.rel(self.artifact.manifest_path)
+
+    def rel(self, path: Path) -> str:
+        """``path`` relative to the artifact root when inside it, else as given."""
+        try:
+            return path.resolve().relative_to(self.artifact.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    def _line(self, pointer: tuple[str | int, ...]) -> int | None:
+        if self._loaded is None:
+            # Positions are worked out only when a finding needs one (a clean artifact never does).
+            self._loaded = load_manifest_bytes(self.artifact.manifest_path.read_bytes(), path=self.artifact.manifest_path)
+        position = self._loaded.position(pointer)
+        if position is None:
+            return None
+        return position.key_line or position.line
+
+    def at(self, code: str, message: str, pointer: tuple[str | int, ...], *, hint: str | None = None,
+           severity: str | None = None, record: str | None = None) -> None:
+        """A finding about the manifest value at ``pointer``."""
+        self._add(code, message, severity, file=self.manifest_name, line=self._line(pointer),
+                  pointer=pointer_text(pointer), record=record, hint=hint)
+
+    def run(self, code: str, message: str, record: str | None, *, hint: str | None = None,
+            severity: str | None = None, file: str | None = None) -> None:
+        """A finding about a run, located at its record (or run directory)."""
+        self._add(code, message, severity, file=file or record, line=None, pointer=None, record=record, hint=hint)
+
+    def _add(self, code: str, message: str, severity: str | None, *, file: str | None, line: int | None,
+             pointer: str | None, record: str | None, hint: str | None) -> None:
+        kind = review_code(code)
+        self.items.append(ReviewFinding(code=code, name=kind.name, severity=Severity(severity or kind.severity),
+                                        message=message, file=file, line=line, pointer=pointer, record=record,
+                                        hint=hint))
+
+    def add_diagnostics(self, diagnostics: Iterable[Diagnostic]) -> None:
+        """The validator's findings, under their own codes; a placeholder (RRA214) that a review
+        finding already names at the same place is left out."""
+        named = {(f.pointer, f.file) for f in self.items}
+        for d in diagnostics:
+            file = self.rel(Path(d.file)) if d.file else None
+            pointer = d.pointer or None
+            if d.code == "RRA214" and (pointer, file) in named:
+                continue
+            self.items.append(ReviewFinding(code=d.code, name=d.name, severity=Severity(d.severity.label),
+                                            message=d.message, file=file, line=d.line, pointer=pointer,
+                                            hint=d.hint))
+
+    def sorted(self) -> list[ReviewFinding]:
+        """Errors first, then warnings, then information; in each, by place."""
+        return sorted(self.items, key=lambda f: (_ORDER[str(f.severity)], f.file or "", f.line or 0, f.code))

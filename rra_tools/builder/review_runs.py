@@ -1,0 +1,239 @@
+"""The review's clean-shell runs: a fresh copy of the artifact, an environment built from the
+lock (or the container image), every launcher run through :func:`rra_tools.run.run_plans`, and
+the new runs compared with the author's recorded ones.
+
+The copy is what a reviewer who received the artifact would hold: the artifact's files without
+its version-control metadata, its run records, builder state (``.rra/``), caches and what
+``.rraignore`` leaves out of a pack, and with every declared output of the planned runs removed,
+so that each output the review reads was written by the review's own run. Its run-record
+directory receives the review's records: the author's records are never written to.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..io.artifact import Artifact, load_artifact
+from ..model.review_report import ReviewEnvironment, ReviewRun
+from ..oci.ignore import IGNORE_FILE, VCS_NAMES, IgnoreRules
+from ..run.errors import ArtifactError, RunError
+from ..run.local import RunOptions, RunResult, execute
+from ..run.orchestrate import Executor, PlanHooks, PlanOutcome, Refused, Skipped, run_plans
+from ..run.plan import RunPlan, plan_runs
+from ..run.records import redact_values
+from ..run.results import Key
+from .review_checks import close
+from .review_findings import Findings
+
+__all__ = ["CleanShellRuns", "compare_with_records", "copy_for_review", "run_clean_shell"]
+
+#: Never copied into the review's copy: state and caches that a fresh checkout does not have.
+_NOT_COPIED = frozenset({*VCS_NAMES, ".rra", "__pycache__", ".venv", ".tox", ".nox", ".mypy_cache",
+                         ".pytest_cache", ".ruff_cache", ".ipynb_checkpoints"})
+
+
+def copy_for_review(artifact: Artifact, work: Path) -> None:
+    """Copy ``artifact`` into the new directory ``work`` as described in the module docstring
+    (declared outputs are removed later, once the runs are planned)."""
+    root = artifact.root
+    runs = artifact.runs_dir
+    skip_runs = runs.resolve() != root
+    ignore_file = root / IGNORE_FILE
+    rules = IgnoreRules.parse(ignore_file.read_text(encoding="utf-8")) if ignore_file.is_file() else None
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        here = Path(directory)
+        left: set[str] = set()
+        for name in names:
+            path = here / name
+            if name in _NOT_COPIED or (skip_runs and path == runs):
+                left.add(name)
+            elif rules is not None:
+                rel = path.relative_to(root).as_posix()
+                if rules.ignored(rel, path.is_dir() and not path.is_symlink()):
+                    left.add(name)
+        return left
+
+    shutil.copytree(root, work, symlinks=True, ignore=ignore)
+
+
+def _remove_outputs(plans: list[RunPlan], work: Path) -> None:
+    for plan in plans:
+        for _, rel, _ in plan.outputs:
+            path = work / rel
+            if path.is_symlink() or path.is_file():
+                path.unlink()
+            elif path.is_dir():
+                shutil.rmtree(path)
+
+
+def _which(seed: int | None, repeat: int | None) -> str:
+    return f"seed {seed}" if seed is not None else f"repeat {repeat}" if repeat is not None else "noseed"
+
+
+@dataclass
+class CleanShellRuns:
+    """What the review's runs gave: the copy they ran in, the environment, the outcome."""
+
+    work: Artifact | None = None
+    environment: ReviewEnvironment = field(default_factory=lambda: ReviewEnvironment(mode="locked"))
+    outcome: PlanOutcome | None = None
+    #: True when the runs were made (an environment was set up and the plans ran).
+    ran: bool = False
+
+
+def _environment(work: Artifact, mode: str, plans: list[RunPlan], image: str | None, engine_url: str | None,
+                 network: str | None, say: Callable[[str], None]) -> tuple[RunOptions, Executor, Any, str | None]:
+    """Options and executor of the runs, the container engine to close (or None), and a detail;
+    ArtifactError or RunError when the environment cannot be set up."""
+    if mode == "container":
+        from ..run import container
+
+        engine, resolved = container.prepare(work, plans, image, engine_url)
+        say(f"container engine: {engine.description}; image {resolved.reference} ({resolved.id})")
+        options = container.ContainerOptions(image=image, network=network, engine=engine)
+        return options, container.execute, engine, f"{resolved.reference} ({resolved.id})"
+    if mode == "locked":
+        from ..run.locked_env import locked_environment
+
+        say("environment: building or reusing the one locked by the manifest ...")
+        created = locked_environment(work)
+        say(f"environment: {created.path} ({'reused' if created.reused else 'built'}, {created.packages} package(s))")
+        return RunOptions(env_dir=created.path), execute, None, str(created.path)
+    return RunOptions(), execute, None, None
+
+
+def run_clean_shell(artifact: Artifact, work_dir: Path, findings: Findings, *, mode: str, image: str | None,
+                    engine_url: str | None, network: str | None, say: Callable[[str], None],
+                    on_output: Callable[[str, bytes], None] | None = None) -> CleanShellRuns:
+    """Copy the artifact into ``work_dir``, set up the environment, run every launcher with all
+    its seeds (or repeats); findings RRA900 and RRA910-RRA912 for what went wrong."""
+    result = CleanShellRuns(environment=ReviewEnvironment(mode=mode))
+    lock = artifact.manifest.environment.lock
+    if lock is None:
+        if mode == "locked":
+            findings.at("RRA910", "the manifest has no environment lock: no fresh environment can be built, and "
+                        "nothing was run", ("environment",),
+                        hint="run 'rra lock' to pin the environment; 'rra review --env current' runs the launchers "
+                             "in this interpreter meanwhile")
+            return result
+        findings.at("RRA910", "the manifest has no environment lock: the runs could not use a fresh environment",
+                    ("environment",), hint="run 'rra lock' to pin the environment")
+    elif mode == "current":
+        findings.at("RRA912", f"the runs used this interpreter's environment, not one built from {lock.path!r}",
+                    ("environment", "lock"), severity="warning",
+                    hint="review with --env locked (the default) to build the environment from the lock")
+    say(f"copying the artifact into {findings.rel(work_dir)} ...")
+    copy_for_review(artifact, work_dir)
+    work = load_artifact(work_dir)
+    result.work = work
+    try:
+        plans = plan_runs(work, None)
+    except (RunError, ArtifactError) as exc:
+        findings.run("RRA900", f"the runs cannot be planned: {exc}", findings.rel(work_dir))
+        return result
+    _remove_outputs(plans, work_dir)
+    engine = None
+    try:
+        options, executor, engine, detail = _environment(work, mode, plans, image, engine_url, network, say)
+    except (RunError, ArtifactError) as exc:
+        findings.run("RRA911", f"the review's environment cannot be set up: {exc}", findings.rel(work_dir))
+        return result
+    result.environment = ReviewEnvironment(mode=mode, detail=detail)
+    options.on_output = on_output
+
+    def started(plan: RunPlan, i: int, total: int) -> None:
+        shown = redact_values(list(plan.argv), plan.secret_values)
+        say(f"run {plan.launcher.id} {_which(plan.seed, plan.repeat)} ({i}/{total}): {' '.join(shown)}")
+
+    def finished(run: RunResult) -> None:
+        r = run.record
+        exit_text = "no exit status" if r["exit_status"] is None else f"exit {r['exit_status']}"
+        say(f"{r['launcher']} {_which(r['seed'], r.get('repeat'))}: {r['status']}, {exit_text}, "
+            f"{r['duration_s']:.1f} s")
+
+    def skipped(skip: Skipped) -> None:
+        say(f"skip {skip.plan.launcher.id} {_which(skip.plan.seed, skip.plan.repeat)}: {skip.reason}")
+
+    def refused(refusal: Refused) -> None:
+        say(f"cannot run {refusal.plan.launcher.id}: {refusal.error}")
+
+    try:
+        result.outcome = run_plans(plans, options, executor=executor,
+                                   hooks=PlanHooks(on_start=started, on_finish=finished, on_skip=skipped,
+                                                   on_refused=refused))
+    finally:
+        if engine is not None:
+            engine.close()
+    result.ran = True
+    _failures(result.outcome, findings)
+    return result
+
+
+def _failures(outcome: PlanOutcome, findings: Findings) -> None:
+    for run in outcome.results:
+        if run.successful:
+            continue
+        r = run.record
+        said = "; ".join(r.get("messages") or []) or f"status {r['status']}"
+        findings.run("RRA900", f"launcher {r['launcher']!r} {_which(r['seed'], r.get('repeat'))} did not succeed from "
+                     f"a clean shell ({r['status']}, exit {r['exit_status']}): {said}", findings.rel(run.record_path),
+                     hint="read stdout.log and stderr.log beside the record")
+    for skip in outcome.skipped:
+        findings.run("RRA900", f"launcher {skip.plan.launcher.id!r} {_which(skip.plan.seed, skip.plan.repeat)} was "
+                     f"not run: {skip.reason}", None)
+    for refusal in outcome.refused:
+        findings.run("RRA900", f"launcher {refusal.plan.launcher.id!r} "
+                     f"{_which(refusal.plan.seed, refusal.plan.repeat)} could not be set up: {refusal.error}", None)
+
+
+def compare_with_records(runs: CleanShellRuns, best: Mapping[Key, tuple[Mapping[str, Any], str]],
+                         findings: Findings) -> list[ReviewRun]:
+    """Each review run against the author's newest successful record of the same launcher and
+    seed (or repeat): values (RRA903), outputs (RRA904), a run the author never recorded (RRA905)."""
+    out: list[ReviewRun] = []
+    outcome = runs.outcome
+    if outcome is None or runs.work is None:
+        return out
+    stochastic = {launcher.id: launcher.stochastic for launcher in runs.work.manifest.launchers}
+    for run in outcome.results:
+        r = run.record
+        key: Key = (r["launcher"], r["seed"], r.get("repeat"))
+        where = findings.rel(run.record_path)
+        held = best.get(key)
+        what = f"launcher {r['launcher']!r} {_which(r['seed'], r.get('repeat'))}"
+        same: bool | None = None
+        if run.successful and held is None:
+            findings.run("RRA905", f"{what}: the author's run records hold no successful run to compare with", where)
+        elif run.successful and held is not None:
+            recorded, recorded_where = held
+            for claim, value in sorted((r.get("metrics") or {}).items()):
+                old = (recorded.get("metrics") or {}).get(claim)
+                if isinstance(old, (int, float)) and not isinstance(old, bool) and not close(float(old), value):
+                    findings.run("RRA903", f"{what}: claim {claim!r} is {value!r} in the review's run, {old!r} in "
+                                 f"the recorded run {recorded_where}", where)
+            old_outputs = {o.get("id"): o.get("sha256") for o in recorded.get("outputs") or []}
+            differing = [o["id"] for o in r.get("outputs") or []
+                         if o["id"] in old_outputs and old_outputs[o["id"]] != o["sha256"]]
+            same = not differing
+            if differing:
+                findings.run("RRA904", f"{what}: output(s) {', '.join(map(repr, differing))} differ from the recorded "
+                             f"run {recorded_where}", where, severity="warning" if not stochastic.get(key[0]) else "info",
+                             hint="a program that writes timestamps or unordered data differs on every run; one that "
+                                  "should be deterministic is not")
+        out.append(ReviewRun(launcher=r["launcher"], seed=r["seed"], repeat=r.get("repeat"), status=r["status"],
+                             exit_status=r["exit_status"], successful=run.successful, duration_s=r.get("duration_s"),
+                             record=where, recorded=None if held is None else held[1],
+                             metrics=dict(r.get("metrics") or {}), same_outputs=same,
+                             detail=None if run.successful else "; ".join(r.get("messages") or []) or None))
+    for skip in outcome.skipped:
+        out.append(ReviewRun(launcher=skip.plan.launcher.id, seed=skip.plan.seed, repeat=skip.plan.repeat,
+                             status="skipped", successful=False, detail=skip.reason))
+    for refusal in outcome.refused:
+        out.append(ReviewRun(launcher=refusal.plan.launcher.id, seed=refusal.plan.seed, repeat=refusal.plan.repeat,
+                             status="refused", successful=False, detail=str(refusal.error)))
+    return out
