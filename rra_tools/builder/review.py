@@ -45,7 +45,7 @@ from ..run.results import ClaimResult, claim_values, collect_results, latest_suc
 from ..validate.api import validate_path
 from .review_checks import challenge_choices, check_observations, trace_claim
 from .review_findings import Findings
-from .review_runs import CleanShellRuns, compare_with_records, run_clean_shell
+from .review_runs import CleanShellRuns, compare_with_records, prune_work, run_clean_shell
 from .review_text import render_review
 
 __all__ = ["REPORT_JSON", "REPORT_MD", "REVIEW_DIR", "ReviewError", "ReviewOptions", "review_artifact"]
@@ -79,8 +79,10 @@ class ReviewOptions:
     ``engine_url`` and ``network`` as for ``rra run --executor container``).
     ``run``: False checks everything that needs no run (the clean shell is then ``not-run``
     and the review cannot pass). ``directory``: the review's directory (default
-    ``<artifact>/.rra/review/<UTC time>/``); it must not exist. ``on_output``: receives the
-    launchers' output as they write it (stream name, bytes).
+    ``<artifact>/.rra/review/<UTC time>/``); it must not exist. ``keep_work``: keep the whole
+    copy the launchers ran in (by default only the manifest, the review's run records and logs,
+    and the outputs are kept). ``on_output``: receives the launchers' output as they write it
+    (stream name, bytes).
     """
 
     env: str = "locked"
@@ -89,6 +91,7 @@ class ReviewOptions:
     network: str | None = None
     run: bool = True
     directory: Path | None = None
+    keep_work: bool = False
     on_output: Callable[[str, bytes], None] | None = None
 
 
@@ -184,6 +187,8 @@ def review_artifact(artifact_dir: Path, *, options: ReviewOptions,
         results = collect_results(runs.work)
         reviewed = {c.claim: c for c in results.claims}
         reviewed_levels = results.levels_met
+        if not options.keep_work:
+            prune_work(runs.work, runs.plans)
     best, _ = latest_successful(artifact)
     review_runs = compare_with_records(runs, best, findings)
     claims = _claims(artifact, findings, runs, reviewed)

@@ -11,6 +11,7 @@ directory receives the review's records: the author's records are never written 
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from ..run.results import Key
 from .review_checks import close
 from .review_findings import Findings
 
-__all__ = ["CleanShellRuns", "compare_with_records", "copy_for_review", "run_clean_shell"]
+__all__ = ["CleanShellRuns", "compare_with_records", "copy_for_review", "prune_work", "run_clean_shell"]
 
 #: Never copied into the review's copy: state and caches that a fresh checkout does not have.
 _NOT_COPIED = frozenset({*VCS_NAMES, ".rra", "__pycache__", ".venv", ".tox", ".nox", ".mypy_cache",
@@ -61,6 +62,30 @@ def copy_for_review(artifact: Artifact, work: Path) -> None:
     shutil.copytree(root, work, symlinks=True, ignore=ignore)
 
 
+def prune_work(work: Artifact, plans: list[RunPlan]) -> None:
+    """Leave in the review's copy only the evidence of its runs: the manifest, the run-record
+    directory (records and logs) and the declared outputs the runs wrote. The rest is a copy of
+    the author's files, which a pack of the artifact (``.rra/`` included) would carry twice."""
+    root = work.root
+    keep = {work.manifest_path.name, work.runs_dir.relative_to(root).as_posix()}
+    keep.update(rel for plan in plans for _, rel, _ in plan.outputs)
+
+    def kept(rel: str) -> bool:
+        return any(rel == k or rel.startswith(k + "/") or k.startswith(rel + "/") for k in keep)
+
+    for directory, dirs, files in os.walk(root, topdown=False):
+        for name in files + [d for d in dirs if (Path(directory) / d).is_symlink()]:
+            path = Path(directory) / name
+            if not kept(path.relative_to(root).as_posix()):
+                path.unlink()
+        here = Path(directory)
+        if here != root and not kept(here.relative_to(root).as_posix()):
+            try:
+                here.rmdir()
+            except OSError:  # not empty: something under it is kept
+                pass
+
+
 def _remove_outputs(plans: list[RunPlan], work: Path) -> None:
     for plan in plans:
         for _, rel, _ in plan.outputs:
@@ -84,6 +109,7 @@ class CleanShellRuns:
     outcome: PlanOutcome | None = None
     #: True when the runs were made (an environment was set up and the plans ran).
     ran: bool = False
+    plans: list[RunPlan] = field(default_factory=list)
 
 
 def _environment(work: Artifact, mode: str, plans: list[RunPlan], image: str | None, engine_url: str | None,
@@ -137,6 +163,7 @@ def run_clean_shell(artifact: Artifact, work_dir: Path, findings: Findings, *, m
         findings.run("RRA900", f"the runs cannot be planned: {exc}", findings.rel(work_dir))
         return result
     _remove_outputs(plans, work_dir)
+    result.plans = plans
     engine = None
     try:
         options, executor, engine, detail = _environment(work, mode, plans, image, engine_url, network, say)

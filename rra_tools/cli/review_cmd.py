@@ -26,11 +26,13 @@ __all__ = ["review"]
 @click.option("-o", "--output", "directory", type=click.Path(file_okay=False), default=None,
               help="The review's directory (runs and report); it must not exist.  "
                    "[default: ARTIFACT/.rra/review/<UTC time>]")
+@click.option("--keep-work", is_flag=True,
+              help="Keep the whole copy the launchers ran in, not only the run records, logs and outputs.")
 @click.option("-v", "--verbose", is_flag=True, help="Stream the launchers' output to the terminal (it is logged anyway).")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="What to print on standard output: the findings and the verdict, or the JSON report.")
 def review(artifact: str, env: str, image: str | None, engine_url: str | None, network: str | None, no_run: bool,
-           directory: str | None, verbose: bool, fmt: str) -> None:
+           directory: str | None, keep_work: bool, verbose: bool, fmt: str) -> None:
     """Review an artifact independently: re-run every launcher from a clean shell in a fresh copy
     and an environment built from the lock, compare the runs with the recorded ones and with the
     claims' acceptance intervals, trace every claim to a run record, an output file and a
@@ -57,7 +59,7 @@ def review(artifact: str, env: str, image: str | None, engine_url: str | None, n
         target.flush()
 
     options = ReviewOptions(env=env, image=image, engine_url=engine_url, network=network, run=not no_run,
-                            directory=Path(directory) if directory else None, on_output=output if verbose else None)
+                            directory=Path(directory) if directory else None, keep_work=keep_work, on_output=output if verbose else None)
     report = review_artifact(Path(artifact), options=options, progress=progress)
     if fmt == "json":
         click.echo(report.model_dump_json(indent=2, exclude_none=True))

@@ -91,6 +91,9 @@ def test_a_sound_artifact_passes_the_review(artifact: Path) -> None:
     assert _records(artifact) == before
     directory = artifact / report["directory"]
     assert len(list((directory / "work" / "runs").rglob("record.json"))) == 5
+    # Of the copy the launchers ran in, only the evidence is kept: a pack would carry the rest twice.
+    assert sorted(p.name for p in (directory / "work").iterdir()) == ["results", "rra.yaml", "runs"]
+    assert len(list((directory / "work" / "results").rglob("metrics.json"))) == 5
     assert (directory / "review.json").read_bytes() == (artifact / ".rra" / "review" / "review.json").read_bytes()
     assert (directory / "review.md").read_text(encoding="utf-8").startswith("# Review of `score-fixture`: PASSED\n")
 
@@ -156,6 +159,7 @@ def test_review_catches_a_placeholder(artifact: Path) -> None:
         '  year: 2026\n', '  year: 2026\n  venue: "TODO: venue of the paper"\n'), encoding="utf-8")
     code, report, _ = review(artifact, "--no-run")
     assert code == 1
+    assert not (artifact / report["directory"] / "work").exists()
     placeholder = finding(report, "RRA214")
     assert placeholder["severity"] == "error"
     assert (placeholder["file"], placeholder["line"], placeholder["pointer"]) == (
@@ -175,9 +179,10 @@ def test_review_without_a_lock_runs_nothing_unless_told(artifact: Path) -> None:
     assert finding(report, "RRA910")["message"] == ("the manifest has no environment lock: no fresh environment can "
                                                     "be built, and nothing was run")
     assert "RRA911" not in codes(report)
-    code, report, stderr = review(artifact, "--env", "current")
+    code, report, stderr = review(artifact, "--env", "current", "--keep-work")
     assert code == 1
     assert report["clean_shell"] == "pass", stderr
+    assert (artifact / report["directory"] / "work" / "score.py").is_file()
     assert report["environment"] == {"mode": "current"}
     assert finding(report, "RRA910")["severity"] == "error"
 
