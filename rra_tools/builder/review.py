@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from .. import SPEC_VERSION
@@ -37,18 +38,18 @@ from ..errors import ExitStatus, RRAError
 from ..intervals import acceptance_interval, aggregate
 from ..io.artifact import Artifact, load_artifact
 from ..io.atomic import write_atomic
-from ..model.report import Counts, ToolInfo
-from ..model.review import CleanShell
-from ..model.review_report import ClaimVerdict, ReviewLevels, ReviewReport
 from ..run.records import utc_stamp
 from ..run.results import ClaimResult, claim_values, collect_results, latest_successful
 from ..validate.api import validate_path
 from .review_checks import challenge_choices, check_observations, trace_claim
-from .review_findings import Findings
+from .review_findings import Findings, compact
 from .review_runs import CleanShellRuns, compare_with_records, prune_work, run_clean_shell
 from .review_text import render_review
 
-__all__ = ["REPORT_JSON", "REPORT_MD", "REVIEW_DIR", "ReviewError", "ReviewOptions", "review_artifact"]
+if TYPE_CHECKING:
+    from ..model.review_report import ReviewReport
+
+__all__ = ["REPORT_JSON", "REPORT_MD", "REVIEW_DIR", "ReviewError", "ReviewOptions", "review_artifact", "run_review"]
 
 #: Where reviews go, relative to the artifact root: one directory per review, and the latest
 #: review's report beside them.
@@ -100,7 +101,7 @@ def _now() -> datetime:
 
 
 def _claims(artifact: Artifact, findings: Findings, runs: CleanShellRuns,
-            reviewed: dict[str, ClaimResult]) -> list[ClaimVerdict]:
+            reviewed: dict[str, ClaimResult]) -> list[dict[str, Any]]:
     best, _ = latest_successful(artifact)
     verdicts = []
     for index, claim in enumerate(artifact.manifest.claims):
@@ -130,12 +131,12 @@ def _claims(artifact: Artifact, findings: Findings, runs: CleanShellRuns,
                             ("claims", index), record=findings.rel(runs.work.root / result.values[0][3])
                             if runs.work is not None and result.values else None,
                             hint=f"the runs it comes from: {records}" if records else None)
-        verdicts.append(ClaimVerdict(
-            claim=claim.id, launcher=claim.launcher, reported=claim.reported.value,
-            interval_low=None if interval is None else interval.low,
-            interval_high=None if interval is None else interval.high,
-            recorded=recorded, reviewed=value, inside=inside, traced=bool(steps) and all(s.ok for s in steps),
-            trace=steps))
+        verdicts.append({
+            **compact(claim=claim.id, launcher=claim.launcher, reported=claim.reported.value,
+                      interval_low=None if interval is None else interval.low,
+                      interval_high=None if interval is None else interval.high,
+                      recorded=recorded, reviewed=value, inside=inside),
+            "traced": bool(steps) and all(step["ok"] for step in steps), "trace": steps})
     return verdicts
 
 
@@ -159,6 +160,16 @@ def review_artifact(artifact_dir: Path, *, options: ReviewOptions,
     """Review the artifact at ``artifact_dir`` (see the module docstring) and write its report;
     the report. ArtifactError when the artifact cannot be loaded; ReviewError when the review's
     directory exists or an option is wrong."""
+    from ..model.review_report import ReviewReport
+
+    return ReviewReport.model_validate(run_review(artifact_dir, options=options, progress=progress))
+
+
+def run_review(artifact_dir: Path, *, options: ReviewOptions,
+               progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """:func:`review_artifact` returning the report as plain JSON data (as written to
+    ``review.json``; it conforms to ``schemas/rra-review-1.0.schema.json`` by construction, which
+    the tests check): what the CLI calls, so that it never imports pydantic."""
     say = progress or (lambda _text: None)
     if options.env not in _MODES:
         raise ReviewError(f"unknown review environment {options.env!r}; expected one of {', '.join(_MODES)}")
@@ -196,31 +207,29 @@ def review_artifact(artifact_dir: Path, *, options: ReviewOptions,
     findings.add_diagnostics(validation.diagnostics)
 
     ordered = findings.sorted()
-    counts = Counts(error=sum(f.severity == "error" for f in ordered),
-                    warning=sum(f.severity == "warning" for f in ordered),
-                    info=sum(f.severity == "info" for f in ordered))
+    counts = {severity: sum(f["severity"] == severity for f in ordered) for severity in ("error", "warning", "info")}
     if not runs.ran:
-        clean_shell = CleanShell.NOT_RUN
+        clean_shell = "not-run"
     else:
-        clean_shell = CleanShell.PASS if runs.outcome is not None and runs.outcome.ok else CleanShell.FAIL
-    report = ReviewReport(
-        review_version="1.0",
-        tool=ToolInfo(name="rra-tools", version=__version__, spec_version=SPEC_VERSION),
-        artifact_id=artifact.manifest.id, artifact_digest=artifact.digest, manifest=findings.manifest_name,
-        started=utc_stamp(started), ended=utc_stamp(_now()), directory=findings.rel(directory),
-        environment=runs.environment, clean_shell=clean_shell,
-        passed=counts.error == 0 and clean_shell == CleanShell.PASS,
-        levels=ReviewLevels(claimed=list(validation.levels_claimed or []),
-                            recorded=list(validation.levels_met or []), reviewed=reviewed_levels),
-        counts=counts, runs=review_runs, claims=claims, findings=ordered)
+        clean_shell = "pass" if runs.outcome is not None and runs.outcome.ok else "fail"
+    report: dict[str, Any] = {
+        "review_version": "1.0",
+        "tool": {"name": "rra-tools", "version": __version__, "spec_version": SPEC_VERSION},
+        "artifact_id": artifact.manifest.id, "artifact_digest": artifact.digest, "manifest": findings.manifest_name,
+        "started": utc_stamp(started), "ended": utc_stamp(_now()), "directory": findings.rel(directory),
+        "environment": runs.environment, "clean_shell": clean_shell,
+        "passed": counts["error"] == 0 and clean_shell == "pass",
+        "levels": {"claimed": list(validation.levels_claimed or []), "recorded": list(validation.levels_met or []),
+                   "reviewed": reviewed_levels},
+        "counts": counts, "runs": review_runs, "claims": claims, "findings": ordered}
     _write(report, directory, artifact.root / REVIEW_DIR)
     say(f"review written to {findings.rel(directory / REPORT_JSON)} and {REPORT_MD}")
     return report
 
 
-def _write(report: ReviewReport, directory: Path, latest: Path) -> None:
+def _write(report: dict[str, Any], directory: Path, latest: Path) -> None:
     """The report as JSON and Markdown into ``directory`` and, as the latest review, ``latest``."""
-    data = json.dumps(report.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False) + "\n"
+    data = json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     text = render_review(report)
     try:
         for where in (directory, latest):

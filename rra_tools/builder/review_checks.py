@@ -17,11 +17,10 @@ from ..io.digest import sha256_file
 from ..io.guide_text import guide_path
 from ..io.paths import resolve_inside
 from ..io.run_records import is_successful, read_run_record
-from ..model.review_report import TraceStep
 from ..run.extract import ExtractError, extract_value
 from ..run.results import Key, as_finite
 from ..validate.rules.unfinished import PLACEHOLDER
-from .review_findings import Findings
+from .review_findings import Findings, compact
 
 __all__ = ["challenge_choices", "check_observations", "close", "trace_claim"]
 
@@ -118,13 +117,14 @@ def _seed_text(seed: int | None, repeat: int | None) -> str:
 
 
 def trace_claim(artifact: Artifact, index: int, best: Mapping[Key, tuple[Mapping[str, Any], str]],
-                findings: Findings) -> list[TraceStep]:
+                findings: Findings) -> list[dict[str, Any]]:
     """The evidence chain of claim number ``index`` through each of the author's newest successful
     records of its launcher that holds a value (``best``: :func:`rra_tools.run.results.latest_successful`);
-    findings RRA920-RRA923 for the links that do not hold."""
+    findings RRA920-RRA923 for the links that do not hold. Each step has the fields of
+    :class:`rra_tools.model.review_report.TraceStep`."""
     claim = artifact.manifest.claims[index]
     rule = claim.extract
-    steps: list[TraceStep] = []
+    steps: list[dict[str, Any]] = []
     for (launcher, seed, repeat), (record, where) in sorted(best.items(), key=lambda kv: _order(kv[0])):
         if launcher != claim.launcher:
             continue
@@ -147,11 +147,11 @@ def trace_claim(artifact: Artifact, index: int, best: Mapping[Key, tuple[Mapping
                           and e.get("id") == rule.output), None)
             if entry is not None and isinstance(entry.get("path"), str):
                 file_rel, expected = entry["path"], entry.get("sha256")
-        step = {"record": where, "seed": seed, "repeat": repeat, "recorded_value": value}
+        step: dict[str, Any] = compact(record=where, seed=seed, repeat=repeat)
         source = f"its {rule.stream}" if rule.stream is not None else f"output {rule.output!r}"
         if file_rel is None:
             findings.run("RRA921", f"{what}: the record names no {source}", where)
-            steps.append(TraceStep(**step, ok=False))
+            steps.append({**step, "recorded_value": value, "ok": False})
             continue
         step["output"] = file_rel
         resolved = resolve_inside(artifact.root, file_rel, kind="any")
@@ -159,7 +159,7 @@ def trace_claim(artifact: Artifact, index: int, best: Mapping[Key, tuple[Mapping
         if path is None or not path.exists():
             findings.run("RRA921", f"{what}: {source} {file_rel!r} named by the record is not in the artifact",
                          where, hint="keep the outputs of the runs the claims count, or run the launcher again")
-            steps.append(TraceStep(**step, ok=False))
+            steps.append({**step, "recorded_value": value, "ok": False})
             continue
         digest_ok: bool | None = None
         if path.is_file():
@@ -178,7 +178,8 @@ def trace_claim(artifact: Artifact, index: int, best: Mapping[Key, tuple[Mapping
             findings.run("RRA923", f"{what}: re-extracting {file_rel!r} gives {extracted!r}, the record says "
                          f"{value!r}", where)
         ok = bool(digest_ok is not False and extracted is not None and close(extracted, value))
-        steps.append(TraceStep(**step, digest_ok=digest_ok, extracted_value=extracted, ok=ok))
+        steps.append({**step, **compact(digest_ok=digest_ok), "recorded_value": value,
+                      **compact(extracted_value=extracted), "ok": ok})
     if not steps:
         findings.at("RRA920", f"claim {claim.id!r}: no successful run record of launcher {claim.launcher!r} holds a "
                     "value", ("claims", index),

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from ..io.artifact import Artifact, load_artifact
-from ..model.review_report import ReviewEnvironment, ReviewRun
 from ..oci.ignore import IGNORE_FILE, VCS_NAMES, IgnoreRules
 from ..run.errors import ArtifactError, RunError
 from ..run.local import RunOptions, RunResult, execute
@@ -28,7 +27,7 @@ from ..run.plan import RunPlan, plan_runs
 from ..run.records import redact_values
 from ..run.results import Key
 from .review_checks import close
-from .review_findings import Findings
+from .review_findings import Findings, compact
 
 __all__ = ["CleanShellRuns", "compare_with_records", "copy_for_review", "prune_work", "run_clean_shell"]
 
@@ -105,7 +104,8 @@ class CleanShellRuns:
     """What the review's runs gave: the copy they ran in, the environment, the outcome."""
 
     work: Artifact | None = None
-    environment: ReviewEnvironment = field(default_factory=lambda: ReviewEnvironment(mode="locked"))
+    #: The report's ``environment``: mode, and the environment's directory or image.
+    environment: dict[str, str] = field(default_factory=lambda: {"mode": "locked"})
     outcome: PlanOutcome | None = None
     #: True when the runs were made (an environment was set up and the plans ran).
     ran: bool = False
@@ -138,7 +138,7 @@ def run_clean_shell(artifact: Artifact, work_dir: Path, findings: Findings, *, m
                     on_output: Callable[[str, bytes], None] | None = None) -> CleanShellRuns:
     """Copy the artifact into ``work_dir``, set up the environment, run every launcher with all
     its seeds (or repeats); findings RRA900 and RRA910-RRA912 for what went wrong."""
-    result = CleanShellRuns(environment=ReviewEnvironment(mode=mode))
+    result = CleanShellRuns(environment={"mode": mode})
     lock = artifact.manifest.environment.lock
     if lock is None:
         if mode == "locked":
@@ -170,7 +170,7 @@ def run_clean_shell(artifact: Artifact, work_dir: Path, findings: Findings, *, m
     except (RunError, ArtifactError) as exc:
         findings.run("RRA911", f"the review's environment cannot be set up: {exc}", findings.rel(work_dir))
         return result
-    result.environment = ReviewEnvironment(mode=mode, detail=detail)
+    result.environment = compact(mode=mode, detail=detail)
     options.on_output = on_output
 
     def started(plan: RunPlan, i: int, total: int) -> None:
@@ -219,10 +219,11 @@ def _failures(outcome: PlanOutcome, findings: Findings) -> None:
 
 
 def compare_with_records(runs: CleanShellRuns, best: Mapping[Key, tuple[Mapping[str, Any], str]],
-                         findings: Findings) -> list[ReviewRun]:
+                         findings: Findings) -> list[dict[str, Any]]:
     """Each review run against the author's newest successful record of the same launcher and
-    seed (or repeat): values (RRA903), outputs (RRA904), a run the author never recorded (RRA905)."""
-    out: list[ReviewRun] = []
+    seed (or repeat): values (RRA903), outputs (RRA904), a run the author never recorded (RRA905).
+    Each run has the fields of :class:`rra_tools.model.review_report.ReviewRun`."""
+    out: list[dict[str, Any]] = []
     outcome = runs.outcome
     if outcome is None or runs.work is None:
         return out
@@ -252,15 +253,17 @@ def compare_with_records(runs: CleanShellRuns, best: Mapping[Key, tuple[Mapping[
                              f"run {recorded_where}", where, severity="warning" if not stochastic.get(key[0]) else "info",
                              hint="a program that writes timestamps or unordered data differs on every run; one that "
                                   "should be deterministic is not")
-        out.append(ReviewRun(launcher=r["launcher"], seed=r["seed"], repeat=r.get("repeat"), status=r["status"],
-                             exit_status=r["exit_status"], successful=run.successful, duration_s=r.get("duration_s"),
-                             record=where, recorded=None if held is None else held[1],
-                             metrics=dict(r.get("metrics") or {}), same_outputs=same,
-                             detail=None if run.successful else "; ".join(r.get("messages") or []) or None))
+        out.append({**compact(launcher=r["launcher"], seed=r["seed"], repeat=r.get("repeat"), status=r["status"],
+                              exit_status=r["exit_status"]),
+                    "successful": run.successful,
+                    **compact(duration_s=r.get("duration_s"), record=where, recorded=None if held is None else held[1]),
+                    "metrics": dict(r.get("metrics") or {}),
+                    **compact(same_outputs=same,
+                              detail=None if run.successful else "; ".join(r.get("messages") or []) or None)})
     for skip in outcome.skipped:
-        out.append(ReviewRun(launcher=skip.plan.launcher.id, seed=skip.plan.seed, repeat=skip.plan.repeat,
-                             status="skipped", successful=False, detail=skip.reason))
+        out.append({**compact(launcher=skip.plan.launcher.id, seed=skip.plan.seed, repeat=skip.plan.repeat),
+                    "status": "skipped", "successful": False, "metrics": {}, "detail": skip.reason})
     for refusal in outcome.refused:
-        out.append(ReviewRun(launcher=refusal.plan.launcher.id, seed=refusal.plan.seed, repeat=refusal.plan.repeat,
-                             status="refused", successful=False, detail=str(refusal.error)))
+        out.append({**compact(launcher=refusal.plan.launcher.id, seed=refusal.plan.seed, repeat=refusal.plan.repeat),
+                    "status": "refused", "successful": False, "metrics": {}, "detail": str(refusal.error)})
     return out
