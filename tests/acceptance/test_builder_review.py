@@ -1,6 +1,7 @@
 """``rra review`` through the real CLI, on a small artifact whose launcher runs in a fraction of a
 second (``tests/fixtures/review/score``: a deterministic program that writes its accuracy as
-JSON, an empty lock, five seeds, five reference observations).
+JSON and prints it, an empty lock, five seeds, two claims with five reference observations
+each: one read from the JSON output, one from the captured standard output).
 
 The author's side is made as an author makes it: ``rra run --all --env locked`` and
 ``rra guide``. Each test then plants one fault of the kind a review exists to catch and checks
@@ -39,11 +40,18 @@ def artifact(tmp_path: Path) -> Path:
 
 
 def review(root: Path, *args: str) -> tuple[int, dict[str, Any], str]:
-    """Exit status, the JSON report written into the artifact, and standard error."""
+    """Exit status, the JSON report written into the artifact (checked against its schema), and
+    standard error."""
+    from jsonschema import Draft202012Validator
+
     proc = rra("review", str(root), *args)
     report_file = root / ".rra" / "review" / "review.json"
     assert report_file.is_file(), proc.stderr
-    return proc.returncode, json.loads(report_file.read_text(encoding="utf-8")), proc.stderr
+    report = json.loads(report_file.read_text(encoding="utf-8"))
+    schema = json.loads((REPO / "schemas" / "rra-review-1.0.schema.json").read_text(encoding="utf-8"))
+    problems = [e.message for e in Draft202012Validator(schema).iter_errors(report)]
+    assert not problems, problems
+    return proc.returncode, report, proc.stderr
 
 
 def codes(report: dict[str, Any]) -> list[str]:
@@ -81,10 +89,14 @@ def test_a_sound_artifact_passes_the_review(artifact: Path) -> None:
     assert report["levels"] == {"claimed": ["available", "functional", "reproduced"],
                                 "recorded": ["available", "functional", "reproduced"],
                                 "reviewed": ["available", "functional", "reproduced"]}
-    (claim,) = report["claims"]
-    assert claim["inside"] is True and claim["traced"] is True
-    assert claim["recorded"] == pytest.approx(91.258) and claim["reviewed"] == pytest.approx(91.258)
-    assert [step["ok"] for step in claim["trace"]] == [True] * 5
+    assert [c["claim"] for c in report["claims"]] == ["accuracy", "printed-accuracy"]
+    for claim in report["claims"]:
+        assert claim["inside"] is True and claim["traced"] is True
+        assert claim["recorded"] == pytest.approx(91.258) and claim["reviewed"] == pytest.approx(91.258)
+        assert [step["ok"] for step in claim["trace"]] == [True] * 5
+    # A claim read from standard output traces to the run's captured log.
+    first = report["claims"][1]["trace"][0]
+    assert first["output"] == first["record"].replace("record.json", "stdout.log") and first["digest_ok"] is True
     assert [(r["seed"], r["successful"], r["same_outputs"]) for r in report["runs"]] == [
         (s, True, True) for s in range(5)]
     # The review's runs went into its own directory; the author's records are untouched.
@@ -138,19 +150,19 @@ def test_review_catches_an_out_of_interval_result(artifact: Path) -> None:
     script.write_text(script.read_text(encoding="utf-8").replace("0.9125", "0.9025"), encoding="utf-8")
     code, report, stderr = review(artifact)
     assert code == 1, stderr
-    outside = finding(report, "RRA901")
-    assert outside["severity"] == "error"
+    assert [f["pointer"] for f in report["findings"] if f["code"] == "RRA901"] == ["/claims/0", "/claims/1"]
+    outside = report["findings"][0]
+    assert outside["code"] == "RRA901" and outside["severity"] == "error"
     assert outside["message"].startswith("claim 'accuracy': the review obtained 90.258")
     assert "outside the acceptance interval [91.208" in outside["message"]
     assert (outside["file"], outside["line"], outside["pointer"]) == ("rra.yaml", manifest_line(artifact, "- id: accuracy"),
                                                                       "/claims/0")
     assert outside["record"].startswith(report["directory"] + "/work/runs/score/0-")
-    # Every run differs from the author's recorded run of the same seed, in value and output.
-    assert codes(report).count("RRA903") == 5 and codes(report).count("RRA904") == 5
+    # Every run differs from the author's recorded run of the same seed, in both values and its output.
+    assert codes(report).count("RRA903") == 10 and codes(report).count("RRA904") == 5
     assert report["levels"]["recorded"] == ["available", "functional", "reproduced"]
     assert report["levels"]["reviewed"] == ["available", "functional"]
-    (claim,) = report["claims"]
-    assert claim["inside"] is False and claim["traced"] is True
+    assert [(c["inside"], c["traced"]) for c in report["claims"]] == [(False, True), (False, True)]
 
 
 def test_review_catches_a_placeholder(artifact: Path) -> None:
@@ -208,8 +220,8 @@ def test_review_reports_a_failing_launcher_and_a_broken_trace(artifact: Path) ->
     value = finding(report, "RRA923")
     assert value["message"] == ("claim 'accuracy', seed 2: re-extracting 'results/seed-2/metrics.json' gives 95.0, the "
                                 "record says 91.27")
-    (claim,) = report["claims"]
-    assert claim["traced"] is False
+    # The printed value of seed 2 is in its log, which nobody edited: that claim still traces.
+    assert [c["traced"] for c in report["claims"]] == [False, True]
 
 
 def test_review_directory_must_be_new(artifact: Path, tmp_path: Path) -> None:
@@ -218,3 +230,19 @@ def test_review_directory_must_be_new(artifact: Path, tmp_path: Path) -> None:
     proc = rra("review", str(artifact), "--no-run", "-o", str(taken))
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"error: the review directory {str(taken)!r} already exists\n")
+
+
+def test_review_checks_the_run_record_an_observation_names(artifact: Path) -> None:
+    seed1 = sorted((artifact / "runs" / "score").glob("1-*/record.json"))[0].relative_to(artifact).as_posix()
+    edit = (artifact / "rra.yaml").read_text(encoding="utf-8").replace(
+        '        - {value: 91.25, seed: 0, fingerprint: {hardware: "x86_64, 2 cores", software: "cpython 3.11"}}\n',
+        '        - {value: 91.25, seed: 0, fingerprint: {hardware: "x86_64, 2 cores", software: "cpython 3.11"}, '
+        f'run_record: {seed1}}}\n', 1)
+    (artifact / "rra.yaml").write_text(edit, encoding="utf-8")
+    code, report, _ = review(artifact, "--no-run")
+    assert code == 1
+    mismatch = finding(report, "RRA924")
+    assert mismatch["message"] == (f"claim 'accuracy', observation 0: run record {seed1!r}: the run's seed is 1, the "
+                                   "observation's 0")
+    assert (mismatch["pointer"], mismatch["line"]) == ("/claims/0/reference/observations/0/run_record",
+                                                       manifest_line(artifact, "run_record:"))

@@ -60,7 +60,7 @@ def test_an_existing_file_named_as_evidence_is_support(art: Path) -> None:
 def test_static_review_of_an_artifact_without_runs_or_guide(art: Path) -> None:
     report = review_artifact(art, options=STATIC)
     # Nothing ran and the author has no records yet: the claim traces to nothing, and there is no guide.
-    assert [f.code for f in report.findings] == ["RRA920", "RRA601", "RRA601", "RRA938"]
+    assert [f.code for f in report.findings] == ["RRA920", "RRA920", "RRA601", "RRA601", "RRA938"]
     assert report.clean_shell == "not-run" and report.passed is False
     assert report.levels.claimed == ["available", "functional", "reproduced"]
     assert report.levels.recorded == ["available"] and report.levels.reviewed == []
