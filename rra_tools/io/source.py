@@ -10,12 +10,13 @@ resolved by the YAML 1.2 core schema: ``yes`` is a string, ``2024-01-01`` is a s
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import LoadError, Problem
 from .limits import MAX_DEPTH, MAX_NODES
-from .scalars import BOOL, FLOAT, INT, NULL, resolve_plain, to_float, to_int
+from .scalars import BOOL, FLOAT, INT, MAX_DECIMAL_DIGITS, NULL, resolve_plain, to_float, to_int
 
 __all__ = ["Position", "SourceDocument", "decode_text", "parse_document"]
 
@@ -142,8 +143,14 @@ def _parse_json(text: str) -> SourceDocument | None:
         # NaN and Infinity are not JSON (RFC 8259); read as YAML 1.2 they are plain strings.
         raise ValueError(name)
 
+    # Python's own int() is the decoder's fast path (a Python callback per integer costs ~0.1 s
+    # on the 10,000-launcher manifest). Under the default limit on digits it refuses exactly the
+    # literals to_int replaces by a stand-in, and the YAML reader below then reads them through
+    # to_int; with the limit lifted (or raised past to_int's) to_int decides here.
+    limit = sys.get_int_max_str_digits()
+    parse_int = None if 0 < limit <= MAX_DECIMAL_DIGITS else to_int
     try:
-        data = json.loads(text, object_pairs_hook=pairs, parse_constant=no_constants, parse_int=to_int)
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=no_constants, parse_int=parse_int)
     except (ValueError, RecursionError):
         # Not strict JSON (or too deep for the C decoder): the YAML reader reports it precisely.
         return None

@@ -41,6 +41,22 @@ class Context:
     memo: dict[str, Any] = field(default_factory=dict)
     #: ``time.monotonic()`` value after which validation stops (registries' time budget).
     deadline: float | None = None
+    #: The text ``data`` was read from, when known: a rule looking for words in string values
+    #: can rule them out for the whole document with one substring search (see
+    #: :meth:`may_contain`).
+    text: str | None = None
+
+    def may_contain(self, *words: str) -> bool:
+        """False only when no string in ``data`` can contain any of ``words``.
+
+        A reader builds every string from characters written in the text, except where an
+        escape sequence (JSON ``\\u0054``, YAML ``\\x54``, a backslash line break in double quotes)
+        stands for others; folded line breaks only ever add spaces. So a text holding neither
+        a word nor a backslash holds no string that contains the word. Words must not contain
+        spaces or line breaks.
+        """
+        text = self.text
+        return text is None or "\\" in text or any(word in text for word in words)
 
     def expired(self) -> bool:
         """True once the time budget is spent."""

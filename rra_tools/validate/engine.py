@@ -37,7 +37,7 @@ def run_layers(doc: SourceDocument, root: Path | None, config: Config, result: V
     if proceed:
         findings.extend(check_schema(data, doc.values))
     if proceed and isinstance(data, Mapping):
-        ctx = Context(data=data, root=root, deadline=deadline)
+        ctx = Context(data=data, root=root, deadline=deadline, text=doc.text)
         findings.extend(_semantic(ctx, config))
         if ctx.expired():
             findings.append(Finding("RRA008", "validation stopped: the time budget was exhausted before every "

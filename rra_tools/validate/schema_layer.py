@@ -188,29 +188,115 @@ def _findings(error: Any, newer_minor: bool) -> Iterator[Finding]:
 
 def _newer_fields(root: Mapping[str, Any], schema: Mapping[str, Any], data: Any, path: Pointer,
                   declared: tuple[int, int]) -> Iterator[Finding]:
-    """Fields whose schema says ``x-rra-added`` a version later than the declared one."""
+    """Fields whose schema says ``x-rra-added`` a version later than the declared one.
+
+    The walk follows ``properties``, ``additionalProperties``, ``items`` and ``$ref`` from
+    ``schema``, but only into the parts of the document under which the schema has such a field
+    at all (a :class:`_Plan`, built once per schema and version): a 1.0 manifest of a million
+    values is not walked value by value for the six fields 1.1 added.
+    """
+    plan = _plan(root, schema, declared, {})
+    out: list[Finding] = []
+    if plan is not None:
+        _walk_plan(plan, data, path, declared, out)
+    yield from out
+
+
+class _Plan:
+    """The part of a schema node that can hold a field newer than a declared version.
+
+    ``props`` maps every property name of the node to its entry (``None`` when nothing newer
+    is at or below it); ``additional`` is the entry for other keys (``None`` when there is none
+    or nothing newer in it); ``items`` the plan for list items. An entry is the ``x-rra-added``
+    version of the field when it is newer (else ``None``) and the plan below it (or ``None``).
+    """
+
+    __slots__ = ("additional", "items", "names", "props")
+
+    def __init__(self) -> None:
+        self.props: dict[Any, tuple[str | None, _Plan | None] | None] = {}
+        self.names: tuple[Any, ...] = ()  # the properties whose entry is not None
+        self.additional: tuple[str | None, _Plan | None] | None = None
+        self.items: _Plan | None = None
+
+
+def _plan(root: Mapping[str, Any], schema: Mapping[str, Any], declared: tuple[int, int],
+          memo: dict[int, _Plan | None]) -> _Plan | None:
+    """The plan of ``schema`` for a manifest declaring ``declared``, or None when nothing below
+    it was added later (memoized per schema node; the manifest schema has no recursion)."""
     while "$ref" in schema:
         name = schema["$ref"].rsplit("/", 1)[-1]
         schema = root.get("$defs", {}).get(name, {})
-    if isinstance(data, Mapping):
-        properties = schema.get("properties", {})
+    key = id(schema)
+    if key in memo:
+        return memo[key]
+    memo[key] = None  # a recursive reference (none today) ends the walk instead of looping
+    plan = _Plan()
+    useful = False
+    properties = schema.get("properties", {})
+    for name, sub in properties.items():
+        plan.props[name] = entry = _entry(root, sub, declared, memo)
+        useful = useful or entry is not None
+    additional = schema.get("additionalProperties")
+    if isinstance(additional, Mapping):
+        plan.additional = _entry(root, additional, declared, memo)
+        useful = useful or plan.additional is not None
+    plan.names = tuple(name for name, entry in plan.props.items() if entry is not None)
+    if isinstance(schema.get("items"), Mapping):
+        plan.items = _plan(root, schema["items"], declared, memo)
+        useful = useful or plan.items is not None
+    memo[key] = plan if useful else None
+    return memo[key]
+
+
+def _entry(root: Mapping[str, Any], sub: Any, declared: tuple[int, int],
+           memo: dict[int, _Plan | None]) -> tuple[str | None, _Plan | None] | None:
+    if not isinstance(sub, Mapping):
+        return None
+    added = sub.get("x-rra-added")
+    newer: str | None = None
+    if isinstance(added, str):
+        major, _, minor = added.partition(".")
+        if (int(major), int(minor)) > declared:
+            newer = added
+    below = _plan(root, sub, declared, memo)
+    return None if newer is None and below is None else (newer, below)
+
+
+def _walk_plan(plan: _Plan, data: Any, path: Pointer, declared: tuple[int, int], out: list[Finding]) -> None:
+    # Appends rather than yields: a generator per mapping cost more than the walk itself.
+    if type(data) is dict or (type(data) is not list and isinstance(data, Mapping)):
+        props, additional = plan.props, plan.additional
+        if additional is None:
+            for name in plan.names:
+                if name in data:
+                    break
+            else:
+                return  # the common case: none of the keys that lead to newer fields
         for key, value in data.items():
-            sub = properties.get(key)
-            if sub is None:
-                sub = schema.get("additionalProperties")
-                if not isinstance(sub, Mapping):
-                    continue
-            added = sub.get("x-rra-added")
-            if isinstance(added, str):
-                major, _, minor = added.partition(".")
-                if (int(major), int(minor)) > declared:
-                    yield Finding("RRA102", f"field {key!r} was added in RRA {added}, but the manifest "
-                                  f"declares rra_version '{declared[0]}.{declared[1]}'", (*path, key),
-                                  f"declare rra_version: '{added}' or remove the field", at_key=True)
-            yield from _newer_fields(root, sub, value, (*path, key), declared)
-    elif isinstance(data, list) and isinstance(schema.get("items"), Mapping):
+            entry = props.get(key, additional)  # a known property with nothing newer is None
+            if entry is None:
+                continue
+            added, below = entry
+            if added is not None:
+                out.append(Finding("RRA102", f"field {key!r} was added in RRA {added}, but the manifest "
+                                   f"declares rra_version '{declared[0]}.{declared[1]}'", (*path, key),
+                                   f"declare rra_version: '{added}' or remove the field", at_key=True))
+            if below is not None:
+                _walk_plan(below, value, (*path, key), declared, out)
+    elif isinstance(data, list) and plan.items is not None:
+        items = plan.items
+        # Items that are mappings without a key leading to newer fields are skipped here, not
+        # in a call each (fifty thousand observations in the benchmark manifest).
+        names = items.names if items.additional is None else None
         for index, item in enumerate(data):
-            yield from _newer_fields(root, schema["items"], item, (*path, index), declared)
+            if names is not None and type(item) is dict:
+                for name in names:
+                    if name in item:
+                        break
+                else:
+                    continue
+            _walk_plan(items, item, (*path, index), declared, out)
 
 
 def _quoted_key(message: str) -> str:

@@ -36,9 +36,14 @@ def observation_values(claim: Mapping[str, Any]) -> list[tuple[int, float, int |
 
 def claim_interval(claim: Mapping[str, Any]) -> Interval | None:
     """The claim's acceptance interval, when it has ≥ 2 finite observations and a precision."""
+    return _interval(claim, observation_values(claim))
+
+
+def _interval(claim: Mapping[str, Any], observed: list[tuple[int, float, int | None]]) -> Interval | None:
+    """:func:`claim_interval` from the claim's :func:`observation_values`, already read."""
     reported = claim.get("reported")
     precision = as_int(reported.get("precision")) if isinstance(reported, Mapping) else None
-    values = [v for _, v, _ in observation_values(claim)]
+    values = [v for _, v, _ in observed]
     if precision is None or precision < 0 or len(values) < 2 or not all(math.isfinite(v) for v in values):
         return None
     return acceptance_interval(values, min(precision, 15))
@@ -123,7 +128,7 @@ def observations(ctx: Context) -> Iterator[Finding]:
             if launcher_seeds and seed not in launcher_seeds:
                 yield Finding("RRA509", f"observation seed {seed} is not among the launcher's seeds "
                               f"{sorted(launcher_seeds)}", (*pointer, "seed"))
-        interval = claim_interval(claim)
+        interval = _interval(claim, values)
         if interval is None:
             continue
         claim_id = claim.get("id")
@@ -144,7 +149,10 @@ def _repeats(raw: list[Any], base: Pointer, repeats: int | None) -> Iterator[Fin
     """Observations of a launcher that is not stochastic name distinct repeats among its runs."""
     seen: dict[int, int] = {}
     for j, obs in enumerate(raw):
-        repeat = as_int(obs.get("repeat")) if isinstance(obs, Mapping) else None
+        repeat = obs.get("repeat") if type(obs) is dict or isinstance(obs, Mapping) else None
+        if repeat is None:
+            continue  # most observations (seeded ones) have no repeat
+        repeat = as_int(repeat)
         if repeat is None:
             continue
         pointer = (*base, "reference", "observations", j, "repeat")
@@ -174,7 +182,7 @@ def _independence(raw: list[Any], base: Pointer) -> Iterator[Finding]:
     """Observations that point at the same run's record cannot be independent."""
     first: dict[str, int] = {}
     for j, obs in enumerate(raw):
-        record = obs.get("run_record") if isinstance(obs, Mapping) else None
+        record = obs.get("run_record") if type(obs) is dict or isinstance(obs, Mapping) else None
         if not isinstance(record, str):
             continue
         run = _run_of(record)

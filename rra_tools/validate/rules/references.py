@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from functools import lru_cache
 from typing import Any
 
 from ...model.regex import subset_problem
@@ -179,6 +180,7 @@ _FITS = {"json_pointer": {"json"}, "csv": {"csv"}, "regex": {"log", "text"}}
 def claim_shape(ctx: Context) -> Iterator[Finding]:
     """Each claim's extraction has exactly one fitting method, and its paper location says where."""
     outputs = ctx.launcher_outputs()
+    version = declared_version(ctx.data) or (1, 1)
     for i, claim in ctx.items("claims"):
         location = claim.get("paper_location")
         if isinstance(location, Mapping) and not any(
@@ -210,11 +212,15 @@ def claim_shape(ctx: Context) -> Iterator[Finding]:
                           (*base, "csv"), "row_index: -1 takes the last row; where: {split: test} matches a row")
         regex = extract.get("regex")
         if isinstance(regex, Mapping) and isinstance(regex.get("pattern"), str):
-            yield from _regex(regex, (*base, "regex"), declared_version(ctx.data) or (1, 1))
+            yield from _regex(regex, (*base, "regex"), version)
+
+
+#: Claims of one sweep share a few patterns: each is looked at once (a pure function of the text).
+_subset_problem = lru_cache(maxsize=1024)(subset_problem)
 
 
 def _regex(regex: Mapping[str, Any], pointer: Pointer, version: tuple[int, int]) -> Iterator[Finding]:
-    problem = subset_problem(regex["pattern"])
+    problem = _subset_problem(regex["pattern"])
     outside = f"regex {regex['pattern']!r} is outside the portable subset: {problem}"
     try:
         compiled = re.compile(regex["pattern"])
@@ -305,6 +311,8 @@ def secrets_stored(ctx: Context) -> Iterator[Finding]:
                 yield Finding("RRA213", f"secret parameter {name!r} has a default, which the manifest stores",
                               ("launchers", i, "parameters", name, "default"),
                               "remove the default: the value comes from the caller's environment", at_key=True)
+        if not secret:
+            continue  # no secret parameter to find in a path (most launchers)
         places: list[tuple[Pointer, str]] = []
         if isinstance(launcher.get("cwd"), str):
             places.append((("launchers", i, "cwd"), launcher["cwd"]))

@@ -16,10 +16,13 @@ from . import check
 
 __all__ = ["PLACEHOLDER", "is_placeholder"]
 
+#: The placeholder words (also what the text is searched for before the values are walked).
+_WORDS = ("TODO", "TBD", "FIXME")
+
 #: A placeholder word at the start of a string (after spaces or tabs), standing alone: ``TODO``,
 #: ``TODO: license`` and ``TBD.`` match; ``TODOs`` or ``Today`` do not. Capitals only, as written
 #: by people and templates to stand out (spec/02-manifest.md#unfinished-values).
-PLACEHOLDER = re.compile(r"[ \t]*(TODO|TBD|FIXME)(?![A-Za-z0-9_])")
+PLACEHOLDER = re.compile(r"[ \t]*(" + "|".join(_WORDS) + r")(?![A-Za-z0-9_])")
 
 
 def is_placeholder(value: str) -> bool:
@@ -34,17 +37,22 @@ def is_placeholder(value: str) -> bool:
 @check("RRA214")
 def unfinished_values(ctx: Context) -> Iterator[Finding]:
     """Every string value (not key) outside x-* extensions that is placeholder text."""
+    if not ctx.may_contain(*_WORDS):
+        return  # one substring search instead of a walk over every value
     stack: list[tuple[Pointer, Any]] = [((), ctx.data)]
     while stack:
         pointer, node = stack.pop()
         items = node.items() if isinstance(node, Mapping) else enumerate(node)
         for key, value in items:
-            if isinstance(key, str) and key.startswith("x-"):
-                continue  # extensions are the tools' business, not the standard's
-            if isinstance(value, str):
-                # Cheap test first: a manifest may hold a million strings.
-                if value[:1] in " \tTF" and PLACEHOLDER.match(value) is not None:
+            # Exact types first (parsed documents hold plain str, dict and list), and the key
+            # looked at only for a candidate or a container: a manifest may hold a million strings.
+            kind = type(value)
+            if kind is str or (kind is not dict and kind is not list and isinstance(value, str)):
+                # Cheap test first.
+                if value[:1] in " \tTF" and PLACEHOLDER.match(value) is not None and \
+                        not (isinstance(key, str) and key.startswith("x-")):
                     yield Finding("RRA214", f"{value!r} is a placeholder, not a value", (*pointer, key),
                                   "replace it with the real value (or remove the field when it is optional)")
-            elif isinstance(value, (dict, list)):
-                stack.append(((*pointer, key), value))
+            elif (kind is dict or kind is list or isinstance(value, (dict, list))) and \
+                    not (isinstance(key, str) and key.startswith("x-")):
+                stack.append(((*pointer, key), value))  # extensions are the tools' business

@@ -1,0 +1,243 @@
+"""The validator's shortcuts on large manifests find exactly what the plain walks find.
+
+Three checks skip work on documents that cannot hold a finding:
+
+- RRA102 (a field newer than the declared version) walks only the parts of the document under
+  which the schema has such a field (``schema_layer._plan``), not every value;
+- RRA214 (placeholder text) is ruled out by one substring search of the source text when the
+  text holds no placeholder word and no backslash (``Context.may_contain``);
+- JSON integers are read by Python's own ``int`` (the decoder's fast path) where it agrees
+  with :func:`rra_tools.io.scalars.to_int`.
+
+Each is compared here with the straightforward version, over every conformance case, every
+example and generated documents around the edges (escapes, extensions, newer fields anywhere).
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rra_tools.conformance import load_suite, materialise, suite_path
+from rra_tools.io.errors import LoadError
+from rra_tools.io.scalars import MAX_DECIMAL_DIGITS
+from rra_tools.io.source import decode_text, parse_document
+from rra_tools.validate.api import find_manifest
+from rra_tools.validate.context import Context, Finding, Pointer
+from rra_tools.validate.rules.unfinished import unfinished_values
+from rra_tools.validate.schema_layer import _newer_fields, manifest_schema
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# The plain versions, as they were before the shortcuts -------------------------------------
+
+
+def newer_fields_walk(root: Mapping[str, Any], schema: Mapping[str, Any], data: Any, path: Pointer,
+                      declared: tuple[int, int]) -> Iterator[Finding]:
+    """RRA102 by visiting every value of the document beside its schema."""
+    while "$ref" in schema:
+        schema = root.get("$defs", {}).get(schema["$ref"].rsplit("/", 1)[-1], {})
+    if isinstance(data, Mapping):
+        properties = schema.get("properties", {})
+        for key, value in data.items():
+            sub = properties.get(key)
+            if sub is None:
+                sub = schema.get("additionalProperties")
+                if not isinstance(sub, Mapping):
+                    continue
+            added = sub.get("x-rra-added")
+            if isinstance(added, str):
+                major, _, minor = added.partition(".")
+                if (int(major), int(minor)) > declared:
+                    yield Finding("RRA102", f"field {key!r} was added in RRA {added}, but the manifest "
+                                  f"declares rra_version '{declared[0]}.{declared[1]}'", (*path, key),
+                                  f"declare rra_version: '{added}' or remove the field", at_key=True)
+            yield from newer_fields_walk(root, sub, value, (*path, key), declared)
+    elif isinstance(data, list) and isinstance(schema.get("items"), Mapping):
+        for index, item in enumerate(data):
+            yield from newer_fields_walk(root, schema["items"], item, (*path, index), declared)
+
+
+def placeholders_walked(data: Any) -> list[Finding]:
+    """RRA214 without the text: every value is looked at."""
+    return list(unfinished_values(Context(data=data, root=None)))
+
+
+# The documents compared --------------------------------------------------------------------
+
+
+def _texts() -> list[tuple[str, str]]:
+    """(name, manifest text) of every conformance case with a manifest and every example."""
+    import tempfile
+
+    suite = suite_path()
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, loaded in enumerate(load_suite(suite)):
+            manifest = find_manifest(materialise(suite, loaded, Path(tmp) / str(n)))
+            if manifest is not None and manifest.is_file():
+                out.append((loaded.case.id, manifest.read_bytes()))
+    out += [(str(path.relative_to(ROOT)), path.read_bytes()) for path in sorted(ROOT.glob("examples/**/rra.yaml"))]
+    texts = []
+    for name, raw in out:
+        try:
+            texts.append((name, decode_text(raw)))  # as the loader decodes them
+        except LoadError:
+            continue  # not text: never reaches the checks
+    return texts
+
+
+TEXTS = _texts()
+
+
+def _parsed(text: str) -> Any:
+    try:
+        return parse_document(text, located=False)
+    except LoadError:
+        return None
+
+
+def _findings(found: Iterator[Finding] | list[Finding]) -> list[tuple[Any, ...]]:
+    return [(f.code, f.pointer, f.message, f.hint, f.at_key) for f in found]
+
+
+def test_the_documents_are_many() -> None:
+    # The comparisons below are only as good as their inputs.
+    assert len(TEXTS) > 400
+
+
+@pytest.mark.parametrize("declared", [(1, 0), (1, 1), (0, 9)])
+def test_newer_fields_as_the_walk_over_every_document(declared: tuple[int, int]) -> None:
+    schema = manifest_schema()
+    checked = 0
+    for name, text in TEXTS:
+        doc = _parsed(text)
+        if doc is None or not isinstance(doc.data, Mapping):
+            continue
+        expected = _findings(newer_fields_walk(schema, schema, doc.data, (), declared))
+        assert _findings(_newer_fields(schema, schema, doc.data, (), declared)) == expected, name
+        checked += 1
+    assert checked > 400
+
+
+_NEWER = [("launchers", "repeats", 3), ("launchers", "secrets", ["TOKEN"]),
+          ("claims.extract", "stream", "stdout"), ("observations", "repeat", 0),
+          ("observations", "provenance", {"by": "someone"}), ("parameters", "secret", True)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_newer_fields_anywhere(data: st.DataObject) -> None:
+    # Newer fields (and unknown keys, and values of the wrong type) put at random places of a
+    # valid manifest: the plan finds what the walk finds, in the same order.
+    doc = parse_document((ROOT / "examples" / "digits-logreg" / "rra.yaml").read_text()).data
+    doc = copy.deepcopy(doc)
+    for _ in range(data.draw(st.integers(1, 6))):
+        where, key, value = data.draw(st.sampled_from(_NEWER))
+        targets = _targets(doc, where)
+        if targets:
+            target = data.draw(st.sampled_from(targets))
+            if data.draw(st.booleans()):
+                target[key] = value
+            else:  # the same place holding something unexpected
+                target[data.draw(st.sampled_from([key, "x-" + key, "unknown"]))] = data.draw(
+                    st.sampled_from([None, 1, "text", [1, {"repeat": 1}], {"secret": True}]))
+    schema = manifest_schema()
+    for declared in ((1, 0), (1, 1)):
+        assert _findings(_newer_fields(schema, schema, doc, (), declared)) == \
+            _findings(newer_fields_walk(schema, schema, doc, (), declared))
+
+
+def _targets(doc: dict[str, Any], where: str) -> list[dict[str, Any]]:
+    launchers = [x for x in doc.get("launchers", []) if isinstance(x, dict)]
+    claims = [x for x in doc.get("claims", []) if isinstance(x, dict)]
+    if where == "launchers":
+        return launchers
+    if where == "claims.extract":
+        return [c["extract"] for c in claims if isinstance(c.get("extract"), dict)]
+    if where == "observations":
+        return [o for c in claims for o in c.get("reference", {}).get("observations", []) if isinstance(o, dict)]
+    params = [p for x in launchers for p in (x.get("parameters") or {}).values() if isinstance(p, dict)]
+    if not params and launchers:
+        launchers[0]["parameters"] = {"lr": {"type": "float", "default": 0.1}}
+        params = [launchers[0]["parameters"]["lr"]]
+    return params
+
+
+def test_placeholders_as_the_walk_over_every_document() -> None:
+    checked = with_findings = 0
+    for name, text in TEXTS:
+        doc = _parsed(text)
+        if doc is None or not isinstance(doc.data, Mapping):  # the engine runs rules on mappings only
+            continue
+        expected = _findings(placeholders_walked(doc.data))
+        assert _findings(unfinished_values(Context(data=doc.data, root=None, text=text))) == expected, name
+        checked += 1
+        with_findings += bool(expected)
+    assert checked > 400 and with_findings >= 3
+
+
+# Placeholder words written so that the text does not hold them literally: escapes of JSON
+# and of YAML double quotes, and YAML's escaped line break inside double quotes.
+_SPELLINGS = {
+    "json": ['"\\u0054ODO: x"', '"T\\u004fDO"', '"\\tTODO"', '"TB\\u0044"', '"\\u0046IXME later"', '"TODO"',
+             '"TODOs"', '"\\u0054ODOs"', '"to do"'],
+    "yaml": ['"\\x54ODO: x"', '"T\\u004FDO"', '"\\U00000046IXME"', '"TO\\\n  DO"', '"\\tTBD"', "TODO - x",
+             "'TODO'", '"TO\n  DO"', '"\\x54ODOs"'],
+}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["json", "yaml"]), st.data())
+def test_placeholders_written_with_escapes(form: str, data: st.DataObject) -> None:
+    spellings = st.sampled_from(_SPELLINGS[form])
+    values = data.draw(st.lists(spellings, min_size=1, max_size=4))
+    keys = data.draw(st.lists(st.sampled_from(["title", "x-note", "summary", "note"]), min_size=len(values),
+                              max_size=len(values)))
+    if form == "json":
+        text = "{" + ", ".join(f'"{k}{i}": {v}' for i, (k, v) in enumerate(zip(keys, values))) + "}"
+    else:
+        text = "".join(f"{k}{i}: {v}\n" for i, (k, v) in enumerate(zip(keys, values)))
+    doc = _parsed(text)
+    assert doc is not None, text
+    expected = _findings(placeholders_walked(doc.data))
+    assert _findings(unfinished_values(Context(data=doc.data, root=None, text=text))) == expected
+
+
+def test_may_contain() -> None:
+    assert not Context(data={}, root=None, text="title: to do\n").may_contain("TODO")
+    assert Context(data={}, root=None, text='title: "\\x54ODO"\n').may_contain("TODO")  # an escape
+    assert Context(data={}, root=None, text="title: TBD\n").may_contain("TODO", "TBD")
+    assert Context(data={}, root=None).may_contain("TODO")  # no text: nothing is ruled out
+
+
+# JSON integers ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("limit", [0, 640, MAX_DECIMAL_DIGITS, 100_000])
+def test_json_integers_under_any_digit_limit(limit: int) -> None:
+    # Python's int() decides where its limit agrees with to_int; otherwise to_int does. Either
+    # way a literal of 5,000 digits reads as to_int's stand-in, never as a huge exact number.
+    huge, long = "7" + "0" * 5000, "3" + "0" * 1000
+    text = f'{{"a": {huge}, "b": -{huge}, "c": [1, -2, 0, 9223372036854775808]}}'
+    before = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(limit)
+    try:
+        data = parse_document(text, located=False).data
+        if limit == 640:  # under so low a limit to_int refuses 1,001 digits too: RRA006
+            with pytest.raises(LoadError):
+                parse_document(f'{{"a": {long}}}', located=False)
+        else:
+            assert parse_document(f'{{"a": {long}}}', located=False).data == {"a": 3 * 10**1000}
+    finally:
+        sys.set_int_max_str_digits(before)
+    stand_in = 10 ** (MAX_DECIMAL_DIGITS - 1)
+    assert data == {"a": stand_in, "b": -stand_in, "c": [1, -2, 0, 2**63]}
