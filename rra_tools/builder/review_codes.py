@@ -51,7 +51,8 @@ REVIEW_CODES: dict[str, ReviewCode] = {c.code: c for c in (
     # The environment of the review.
     _c("RRA910", "review-no-lock", "error",
        "The manifest has no environment lock, so no fresh environment can be built for the review; it runs in "
-       "the current interpreter only with --env current."),
+       "the current interpreter only with --env current (in a container, --env container, the image is the "
+       "environment and no lock is needed to run)."),
     _c("RRA911", "review-environment-failed", "error",
        "The review's environment (built from the lock, or the container image) could not be set up; nothing ran."),
     _c("RRA912", "review-current-environment", "warning",

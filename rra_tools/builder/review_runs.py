@@ -140,7 +140,8 @@ def run_clean_shell(artifact: Artifact, work_dir: Path, findings: Findings, *, m
     its seeds (or repeats); findings RRA900 and RRA910-RRA912 for what went wrong."""
     result = CleanShellRuns(environment={"mode": mode})
     lock = artifact.manifest.environment.lock
-    if lock is None:
+    # In a container the image is the environment; the lock is what the other modes build from.
+    if lock is None and mode != "container":
         if mode == "locked":
             findings.at("RRA910", "the manifest has no environment lock: no fresh environment can be built, and "
                         "nothing was run", ("environment",),
@@ -149,7 +150,7 @@ def run_clean_shell(artifact: Artifact, work_dir: Path, findings: Findings, *, m
             return result
         findings.at("RRA910", "the manifest has no environment lock: the runs could not use a fresh environment",
                     ("environment",), hint="run 'rra lock' to pin the environment")
-    elif mode == "current":
+    elif lock is not None and mode == "current":
         findings.at("RRA912", f"the runs used this interpreter's environment, not one built from {lock.path!r}",
                     ("environment", "lock"), severity="warning",
                     hint="review with --env locked (the default) to build the environment from the lock")
