@@ -135,8 +135,8 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    write_atomic(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+def _write_json(path: Path, data: dict[str, Any], durable: bool = True) -> None:
+    write_atomic(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode(), durable=durable)
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -305,7 +305,9 @@ class _Pool(Generic[C]):
         slot.restarted = int(before.get("starts", 0))
         marker = {"key": cell.key, "starts": slot.restarted + 1, "started": _now(), "pid": os.getpid(),
                   "devices": [g.index for g in slot.devices]}
-        _write_json(path, marker)
+        # Not flushed to disk: after a machine crash a lost marker only undercounts restarts; the
+        # result, which decides whether the cell runs again, is flushed.
+        _write_json(path, marker, durable=False)
         return marker
 
     def _finish(self, cell: C, slot: CellSlot, marker: dict[str, Any], result: CellResult, total: int) -> None:

@@ -26,6 +26,7 @@ import os
 import shutil
 import signal
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -238,9 +239,12 @@ def reproduce(taskset: LoadedTaskSet, out: Path, on_attempt: OnAttempt | None = 
     interrupted: dict[str, Attempt] = {}
 
     def run_one(cell: AttemptCell, slot: CellSlot) -> CellResult:
+        t0 = time.monotonic()
         attempt, stopped = _attempt(cell, out, slot)
+        update: dict[str, Any] = {"wall_s": round(time.monotonic() - t0, 3)}
         if slot.restarted:
-            attempt = attempt.model_copy(update={"restarted": slot.restarted})
+            update["restarted"] = slot.restarted
+        attempt = attempt.model_copy(update=update)
         return CellResult(attempt.model_dump(mode="json", exclude_none=True), final=not stopped)
 
     by_key = {c.key: c for c in cells}

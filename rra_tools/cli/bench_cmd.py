@@ -93,3 +93,35 @@ def reproduce_command(taskset: str, output: str | None, jobs: int | None, memory
     write_atomic(path, (results.model_dump_json(indent=2, exclude_none=True) + "\n").encode())
     click.echo(render_table(results), nl=False)
     click.echo(f"results: {path}")
+
+
+@bench.command("report")
+@click.argument("results", type=click.Path(exists=True, dir_okay=False))
+@click.option("-o", "--output", "output", type=click.Path(file_okay=False),
+              help="Directory for report.json, report.html and report.md (default: 'report' beside RESULTS).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@click.option("--resamples", type=click.IntRange(min=100, max=100000), default=2000, show_default=True,
+              help="Bootstrap resamples of papers.")
+def report_command(results: str, output: str | None, seed: int, resamples: int) -> None:
+    """Write the report of a benchmark's RESULTS (results.json of rra bench reproduce, run or score).
+
+    report.json (schemas/rra-bench-report-1.0.schema.json), a self-contained report.html with
+    plots drawn by matplotlib as inline SVG, and a Markdown summary report.md: success rates by
+    reproducer x condition, stable vs variable tasks and per paper, with bootstrap confidence
+    intervals that resample papers; paired per-task differences between conditions and the
+    best-worst reproducer spread; cost and time per condition; infrastructure failures; audit
+    findings with their evidence. Needs the extra 'report' (matplotlib).
+    """
+    from pathlib import Path
+
+    from ..bench.report import write_report
+
+    path = Path(results)
+    out = Path(output) if output is not None else path.parent / "report"
+    report, written = write_report(path, out, seed=seed, resamples=resamples)
+    o = report.overall.rate
+    rate = "n/a" if o.rate is None else f"{100 * o.rate:.1f} %"
+    click.echo(f"{o.successes}/{o.cells} cells succeeded ({rate}); {len(report.infrastructure)} infrastructure "
+               f"failure(s); {sum(f.confirmed for f in report.findings)} confirmed audit violation(s)")
+    for file in written:
+        click.echo(f"wrote {file}")

@@ -20,6 +20,7 @@ EXTRA_OF_MODULE = {
     "cyclonedx": "env",
     "uv": "env",
     "docker": "container",
+    "matplotlib": "report",
 }
 
 

@@ -105,6 +105,8 @@ class Attempt(RRAModel):
     detail: str | None = Field(default=None, description="Why the attempt did not succeed, in words.")
     record: str | None = Field(default=None, description="Run record the value (or failure) comes from, "
                                "relative to the output directory.")
+    wall_s: float | None = Field(default=None, ge=0, description="Wall-clock seconds of the attempt, measured "
+                                 "(copying the artifact and every run).")
     restarted: int | None = Field(
         default=None, ge=1, description="Times this attempt was started before and did not finish (the "
         "benchmark was killed while it ran): it was run again from a fresh workspace, and each earlier "

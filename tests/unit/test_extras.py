@@ -7,6 +7,7 @@ naming it) or as a broken install does (a bare ImportError raised inside it).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -38,6 +39,7 @@ CASES = {
     "push": (["push", "{art}", NOWHERE], ["oras", "requests"], "oras", "oci"),
     "discover": (["discover", NOWHERE], ["oras", "requests"], "oras", "oci"),
     "run-container": (["run", "--executor", "container", "{art}", "train"], ["docker"], "docker", "container"),
+    "bench-report": (["bench", "report", "{results}"], ["matplotlib"], "matplotlib", "report"),
 }
 
 
@@ -51,7 +53,10 @@ def test_missing_extra_is_named(case: str, flavour: str, tmp_path: Path) -> None
     for name in hidden:
         (shim / name).mkdir(parents=True)
         (shim / name / "__init__.py").write_text(_FAILING_IMPORT[flavour], encoding="utf-8")
-    args = [a.format(art=art, tmp=tmp_path) for a in argv]
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps({"bench_version": "1.0", "mode": "reproduce", "taskset": "t", "repeats": 1,
+                                   "tasks": [], "totals": {"attempts": 0, "states": {}}}), encoding="utf-8")
+    args = [a.format(art=art, tmp=tmp_path, results=results) for a in argv]
     path = os.pathsep.join(p for p in (str(shim), os.environ.get("PYTHONPATH", "")) if p)
     done = rra(*args, env={"PYTHONPATH": path}, cwd=tmp_path, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr

@@ -1,0 +1,137 @@
+"""The report of a benchmark (``rra bench report``): the figures its HTML page and Markdown
+summary show, as schema'd JSON.
+
+Every rate counts every cell of its group in the denominator, whatever state it ended in
+(an infrastructure failure or an audit violation is a failure, never a dropped cell).
+Confidence intervals are percentile intervals of a bootstrap that resamples **papers** (with
+their tasks and cells) with replacement: tasks of one paper share code, data and authors, so
+they are not independent draws, and resampling cells would understate the uncertainty.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from ._base import RRAModel
+
+__all__ = ["Bootstrap", "BenchReport", "CostTime", "Finding", "GroupRate", "InfrastructureFailure",
+           "PairedDifference", "Rate", "ReproducerSpread", "TaskDifference"]
+
+
+class Rate(RRAModel):
+    """Successes over cells, with the bootstrap confidence interval of the rate."""
+
+    successes: int = Field(ge=0)
+    cells: int = Field(ge=0, description="The denominator: every cell of the group.")
+    rate: float | None = Field(default=None, description="successes / cells; absent with no cell.")
+    ci_low: float | None = Field(default=None, description="Lower end of the confidence interval.")
+    ci_high: float | None = Field(default=None, description="Upper end of the confidence interval.")
+    papers: int = Field(ge=0, description="Papers (the bootstrap's clusters) the group's cells come from.")
+
+
+class GroupRate(RRAModel):
+    """The success rate of one group of cells, and how each of its cells ended."""
+
+    reproducer: str | None = Field(default=None, description="The reproducer, when grouped by it.")
+    condition: str | None = Field(default=None, description="'raw' or 'refined', when grouped by it.")
+    stability: str | None = Field(default=None, description="'stable' or 'variable', when grouped by it.")
+    paper: str | None = Field(default=None, description="The paper, when grouped by it.")
+    rate: Rate
+    states: dict[str, int] = Field(description="Cells per state; they sum to rate.cells.")
+
+
+class TaskDifference(RRAModel):
+    """One task's success rates under two conditions (over every reproducer and repeat)."""
+
+    task: str
+    paper: str
+    rate_a: float
+    rate_b: float
+    difference: float = Field(description="rate_b - rate_a.")
+
+
+class PairedDifference(RRAModel):
+    """Per-task differences of success rate between two conditions, over the tasks run under both."""
+
+    condition_a: str
+    condition_b: str
+    tasks: list[TaskDifference]
+    mean: float | None = Field(default=None, description="Mean of the per-task differences.")
+    ci_low: float | None = None
+    ci_high: float | None = None
+
+
+class ReproducerSpread(RRAModel):
+    """The best and the worst reproducer under one condition."""
+
+    condition: str
+    best: str
+    best_rate: float
+    worst: str
+    worst_rate: float
+    spread: float = Field(description="best_rate - worst_rate.")
+    reproducers: int = Field(ge=1)
+
+
+class CostTime(RRAModel):
+    """What the cells of one condition consumed: wall time measured, the rest as reported."""
+
+    condition: str
+    cells: int = Field(ge=0)
+    wall_s_cells: int = Field(ge=0, description="Cells with a wall time.")
+    wall_s_mean: float | None = None
+    wall_s_total: float = 0.0
+    cost_cells: int = Field(default=0, ge=0, description="Cells whose reproducer reported a cost.")
+    cost_usd_total: float = 0.0
+    cost_usd_mean: float | None = None
+    tokens_total: int = 0
+    gpu_hours_total: float = 0.0
+
+
+class InfrastructureFailure(RRAModel):
+    """A cell cut short or never set up, and why."""
+
+    cell: str
+    kind: str = Field(description="timeout, oom, gpu_unavailable, node_lost, interrupted, cost_limit, setup or other.")
+    detail: str | None = None
+
+
+class Finding(RRAModel):
+    """An audit finding with the evidence the auditor names."""
+
+    cell: str
+    task: str
+    kind: str
+    confirmed: bool
+    detail: str
+    evidence: list[str] = Field(default_factory=list)
+
+
+class Bootstrap(RRAModel):
+    """How the confidence intervals were computed."""
+
+    resamples: int = Field(ge=1)
+    seed: int
+    confidence: float = Field(gt=0, lt=1)
+    cluster: str = Field(description="The unit resampled: 'paper'.")
+
+
+class BenchReport(RRAModel):
+    """The report of one benchmark's results."""
+
+    report_version: str = Field(pattern=r"^1\.0$")
+    taskset: str
+    mode: str = Field(description="The results' mode: 'reproduce', 'run' or 'score'.")
+    results: str = Field(description="The results file the report was made from.")
+    bootstrap: Bootstrap
+    overall: GroupRate
+    by_reproducer_condition: list[GroupRate]
+    by_stability: list[GroupRate] = Field(description="Grouped by task class (stable or variable) and condition.")
+    by_paper: list[GroupRate] = Field(description="Grouped by paper and condition.")
+    paired: list[PairedDifference] = Field(description="One entry per pair of conditions (raw, refined).")
+    spread: list[ReproducerSpread] = Field(description="One entry per condition.")
+    cost_time: list[CostTime] = Field(description="One entry per condition.")
+    infrastructure: list[InfrastructureFailure]
+    findings: list[Finding]
+    stable_tasks: int = Field(ge=0)
+    variable_tasks: int = Field(ge=0)
