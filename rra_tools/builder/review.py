@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -39,7 +39,7 @@ from ..intervals import acceptance_interval, aggregate
 from ..io.artifact import Artifact, load_artifact
 from ..io.atomic import write_atomic
 from ..run.records import utc_stamp
-from ..run.results import ClaimResult, claim_values, collect_results, latest_successful
+from ..run.results import ClaimResult, Key, claim_values, collect_results, latest_successful
 from ..validate.api import validate_path
 from .review_checks import challenge_choices, check_observations, trace_claim
 from .review_findings import Findings, compact
@@ -100,9 +100,8 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _claims(artifact: Artifact, findings: Findings, runs: CleanShellRuns,
-            reviewed: dict[str, ClaimResult]) -> list[dict[str, Any]]:
-    best, _ = latest_successful(artifact)
+def _claims(artifact: Artifact, findings: Findings, runs: CleanShellRuns, reviewed: dict[str, ClaimResult],
+            best: Mapping[Key, tuple[Mapping[str, Any], str]]) -> list[dict[str, Any]]:
     verdicts = []
     for index, claim in enumerate(artifact.manifest.claims):
         steps = trace_claim(artifact, index, best, findings)
@@ -175,11 +174,19 @@ def run_review(artifact_dir: Path, *, options: ReviewOptions,
         raise ReviewError(f"unknown review environment {options.env!r}; expected one of {', '.join(_MODES)}")
     started = _now()
     artifact = load_artifact(artifact_dir)
+    # The author's evidence as it is before the review adds anything to the artifact (when
+    # evidence.run_records is the root itself, the review's records would be under it).
+    validation = validate_path(artifact.root)
+    best, _ = latest_successful(artifact)
     directory = options.directory or artifact.root / REVIEW_DIR / started.strftime("%Y%m%dT%H%M%S.%fZ")
     if directory.exists():
         raise ReviewError(f"the review directory {str(directory)!r} already exists",
                           "give a new directory, or remove the old one")
-    directory.mkdir(parents=True)
+    try:
+        directory.mkdir(parents=True)
+    except OSError as exc:
+        raise ReviewError(f"cannot create the review directory {str(directory)!r}: {exc.strerror or exc}",
+                          "give a writable directory with -o DIR") from None
     directory = directory.resolve()
     findings = Findings(artifact)
 
@@ -200,10 +207,8 @@ def run_review(artifact_dir: Path, *, options: ReviewOptions,
         reviewed_levels = results.levels_met
         if not options.keep_work:
             prune_work(runs.work, runs.plans)
-    best, _ = latest_successful(artifact)
     review_runs = compare_with_records(runs, best, findings)
-    claims = _claims(artifact, findings, runs, reviewed)
-    validation = validate_path(artifact.root)
+    claims = _claims(artifact, findings, runs, reviewed, best)
     findings.add_diagnostics(validation.diagnostics)
 
     ordered = findings.sorted()
@@ -222,19 +227,25 @@ def run_review(artifact_dir: Path, *, options: ReviewOptions,
         "levels": {"claimed": list(validation.levels_claimed or []), "recorded": list(validation.levels_met or []),
                    "reviewed": reviewed_levels},
         "counts": counts, "runs": review_runs, "claims": claims, "findings": ordered}
-    _write(report, directory, artifact.root / REVIEW_DIR)
+    _write(report, directory)
     say(f"review written to {findings.rel(directory / REPORT_JSON)} and {REPORT_MD}")
+    latest = artifact.root / REVIEW_DIR
+    if latest != directory:
+        try:
+            _write(report, latest)
+        except ReviewError as exc:
+            # The review's own directory holds the report; the artifact may be read-only.
+            say(f"the latest review was not copied into {findings.rel(latest)}: {exc}")
     return report
 
 
-def _write(report: dict[str, Any], directory: Path, latest: Path) -> None:
-    """The report as JSON and Markdown into ``directory`` and, as the latest review, ``latest``."""
+def _write(report: dict[str, Any], directory: Path) -> None:
+    """The report as JSON and Markdown into ``directory``."""
     data = json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     text = render_review(report)
     try:
-        for where in (directory, latest):
-            where.mkdir(parents=True, exist_ok=True)
-            write_atomic(where / REPORT_JSON, data.encode("utf-8"))
-            write_atomic(where / REPORT_MD, text.encode("utf-8"))
+        directory.mkdir(parents=True, exist_ok=True)
+        write_atomic(directory / REPORT_JSON, data.encode("utf-8"))
+        write_atomic(directory / REPORT_MD, text.encode("utf-8"))
     except OSError as exc:
         raise ReviewError(f"cannot write the review report: {exc.strerror or exc}") from None

@@ -44,13 +44,17 @@ def copy_for_review(artifact: Artifact, work: Path) -> None:
     skip_runs = runs.resolve() != root
     ignore_file = root / IGNORE_FILE
     rules = IgnoreRules.parse(ignore_file.read_text(encoding="utf-8")) if ignore_file.is_file() else None
+    # Records kept at the root itself (evidence.run_records: ".") sit in <launcher id>/<run>/.
+    launcher_ids = {launcher.id for launcher in artifact.manifest.launchers}
 
     def ignore(directory: str, names: list[str]) -> set[str]:
         here = Path(directory)
         left: set[str] = set()
         for name in names:
             path = here / name
-            if name in _NOT_COPIED or (skip_runs and path == runs):
+            if name in _NOT_COPIED or (skip_runs and path == runs) or (
+                    not skip_runs and here == root and name in launcher_ids
+                    and next(path.glob("*/record.json"), None) is not None):
                 left.add(name)
             elif rules is not None:
                 rel = path.relative_to(root).as_posix()
@@ -66,7 +70,9 @@ def prune_work(work: Artifact, plans: list[RunPlan]) -> None:
     directory (records and logs) and the declared outputs the runs wrote. The rest is a copy of
     the author's files, which a pack of the artifact (``.rra/`` included) would carry twice."""
     root = work.root
-    keep = {work.manifest_path.name, work.runs_dir.relative_to(root).as_posix()}
+    runs = work.runs_dir.relative_to(root).as_posix()
+    # Records kept at the root itself sit in <launcher id>/<run>/.
+    keep = {work.manifest_path.name, *([runs] if runs != "." else [launcher.id for launcher in work.manifest.launchers])}
     keep.update(rel for plan in plans for _, rel, _ in plan.outputs)
 
     def kept(rel: str) -> bool:
@@ -155,7 +161,11 @@ def run_clean_shell(artifact: Artifact, work_dir: Path, findings: Findings, *, m
                     ("environment", "lock"), severity="warning",
                     hint="review with --env locked (the default) to build the environment from the lock")
     say(f"copying the artifact into {findings.rel(work_dir)} ...")
-    copy_for_review(artifact, work_dir)
+    try:
+        copy_for_review(artifact, work_dir)
+    except (OSError, shutil.Error, UnicodeDecodeError) as exc:
+        findings.run("RRA911", f"the artifact cannot be copied for the review: {exc}", findings.rel(work_dir))
+        return result
     work = load_artifact(work_dir)
     result.work = work
     try:

@@ -246,3 +246,20 @@ def test_review_checks_the_run_record_an_observation_names(artifact: Path) -> No
                                    "observation's 0")
     assert (mismatch["pointer"], mismatch["line"]) == ("/claims/0/reference/observations/0/run_record",
                                                        manifest_line(artifact, "run_record:"))
+
+
+def test_records_kept_at_the_artifact_root_are_not_copied(tmp_path: Path) -> None:
+    root = tmp_path / "score"
+    shutil.copytree(FIXTURE, root)
+    manifest = root / "rra.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace(
+        "levels: [", 'evidence: {run_records: "."}\nlevels: ['), encoding="utf-8")
+    assert rra("run", str(root), "--all", "--env", "locked", "-q").returncode == 0
+    assert rra("guide", str(root)).returncode == 0
+    assert len(list((root / "score").glob("*/record.json"))) == 5
+    code, report, stderr = review(root)
+    assert code == 0, (stderr, report["findings"])
+    # The review counted its own five runs, not the author's five copied along.
+    work = root / report["directory"] / "work"
+    assert len(list((work / "score").glob("*/record.json"))) == 5
+    assert all(r["recorded"].startswith("score/") for r in report["runs"])
