@@ -56,15 +56,21 @@ MODULES: dict[str, list[str]] = {
         "tests/unit/test_conformance.py", "-k", "levels or rules or evidence or reproduced or functional",
     ],
     "rra_tools/validate/rules/experiments.py": [
-        "tests/unit/test_rules.py", "tests/unit/test_conformance.py",
-        "-k", "rules or claim or observations or seed or stability",
+        "tests/unit/test_experiments.py", "tests/unit/test_rra_1_1.py", "tests/unit/test_rules.py",
+        "tests/unit/test_conformance.py", "-k", "experiments or rules or claim or observations or seed or stability",
     ],
     "rra_tools/oci/unpack.py": [
         "tests/unit/test_oci_unpack.py", "tests/unit/test_oci_validate.py", "tests/unit/test_oci_pack.py",
         "tests/unit/test_conformance.py", "-k", "oci or unpack",
     ],
-    "rra_tools/run/outcome.py": ["tests/acceptance/test_run_outputs.py", "tests/unit/test_run_record.py",
-                                 "tests/acceptance/test_run_local.py"],
+    "rra_tools/run/outcome.py": ["tests/unit/test_run_outcome.py", "tests/acceptance/test_run_outputs.py",
+                                 "tests/unit/test_run_record.py", "tests/acceptance/test_run_local.py"],
+    # Modules issue 10 added or rewrote.
+    "rra_tools/run/extract.py": ["tests/unit/test_run_extract.py", "tests/unit/test_rra_1_1.py"],
+    "rra_tools/run/tree.py": ["tests/unit/test_run_tree.py", "tests/unit/test_run_outcome.py",
+                              "tests/acceptance/test_run_outputs.py", "tests/acceptance/test_run_local.py"],
+    "rra_tools/io/links.py": ["tests/unit/test_links.py", "tests/unit/test_oci_unpack.py", "tests/unit/test_oci_pack.py",
+                              "tests/unit/test_rules.py"],
 }
 
 #: Mutants that cannot change behaviour, by module and "function: before -> after", with the
@@ -83,6 +89,15 @@ EQUIVALENT: dict[str, dict[str, str]] = {
            for term in ("abs(d)", "abs(1.0 + aa / c)") for n in ("", " (#2)", " (#3)")},
         "_betacf: 1.0 -> 2.0 (#14)": "the guard 'abs(1.0 + aa / c) > tiny' read as 'abs(2.0 + aa / c) > tiny' "
                                      "differs only when aa / c is exactly -2 or -1 within 1e-300",
+    },
+    "rra_tools/run/outcome.py": {
+        "_written: 0 -> 1": "the default of an empty state (the output vanished after it was found): 0 or 1 ns "
+                            "after 1970 are both older than any start less STALE_SLACK_S",
+        "allowed_writes: 1 -> 2": "split('{', 1) or split('{', 2): element [0], the text before the first '{', "
+                                  "is the same",
+        "allowed_writes: return allowed -> return None (#2)":
+            "unreachable: Artifact.runs_dir is root / a relative path without '..' (else ArtifactError), "
+            "so relative_to(root) cannot raise ValueError",
     },
     "rra_tools/validate/rules/levels.py": {
         "run_records: break -> continue":
@@ -239,9 +254,21 @@ def _copy_tree(dest: Path) -> None:
             shutil.copy2(source, target, follow_symlinks=False)
 
 
+def _write(target: Path, source: str) -> None:
+    """Write a (mutated) module and drop its cached bytecode: a .pyc is checked against the
+    source's mtime in whole seconds and its size, so a mutant written in the same second as the
+    last one, at the same length, would otherwise run the last one's bytecode."""
+    target.write_text(source, encoding="utf-8")
+    for cached in (target.parent / "__pycache__").glob(f"{target.stem}.*.pyc"):
+        cached.unlink()
+
+
 def _run_tests(copy_root: Path, tests: list[str], timeout: float) -> tuple[str, float]:
     """'passed', 'failed' or 'timeout', and the seconds it took."""
-    env = {**os.environ, "PYTHONPATH": str(copy_root), "PYTHONDONTWRITEBYTECODE": "1"}
+    # Bytecode is written (each test starts many 'rra' processes; compiling the package afresh in
+    # each one doubled a run): the mutated module's own cached bytecode is removed by _write.
+    env = {**os.environ, "PYTHONPATH": str(copy_root)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     argv = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", *tests]
     start = time.monotonic()
     proc = subprocess.Popen(argv, cwd=copy_root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -281,7 +308,7 @@ def run_module(module: str, limit: int, seed: int, timeout: float | None, log: b
         copy_root = Path(tmp)
         _copy_tree(copy_root)
         target = copy_root / module
-        target.write_text(mutated_source(module, None), encoding="utf-8")
+        _write(target, mutated_source(module, None))
         status, base_seconds = _run_tests(copy_root, tests, timeout=1800)
         if status != "passed":
             raise SystemExit(f"{module}: the tests fail without any mutation ({status}); fix them first")
@@ -293,7 +320,7 @@ def run_module(module: str, limit: int, seed: int, timeout: float | None, log: b
             if mutant.key in equivalent:
                 results.append({**asdict(mutant), "status": "equivalent", "reason": equivalent[mutant.key]})
                 continue
-            target.write_text(mutated_source(module, mutant.index), encoding="utf-8")
+            _write(target, mutated_source(module, mutant.index))
             outcome, seconds = _run_tests(copy_root, tests, limit_s)
             status = "survived" if outcome == "passed" else "killed"
             results.append({**asdict(mutant), "status": status, "seconds": round(seconds, 1)})
