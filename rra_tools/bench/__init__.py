@@ -1,13 +1,20 @@
 """The benchmark evaluator: task sets of papers → experiments → tasks, scored against
 acceptance intervals of their reference observations.
 
-What exists: loading a task set (:mod:`.taskset`) and re-execution mode (:mod:`.reproduce`),
-which runs each task's launcher through :func:`rra_tools.run.run_plans` and scores every
-attempt. Reproducer mode, the auditor and reports are not written yet (``docs/bench.md``).
+- :mod:`.taskset`: loading a task set (and its private references file);
+- :mod:`.reproduce`: re-execution mode, each task's launcher run through
+  :func:`rra_tools.run.run_plans`;
+- :mod:`.cells`: reproducer mode, one cell (task × condition × reproducer × repeat) at a time in
+  a fresh workspace (:mod:`.workspace`, :mod:`.reproducer`);
+- :mod:`.submissions`, :mod:`.scoring`, :mod:`.score`: reading, scoring and auditing submissions;
+- :mod:`.audit`: the auditor (finder, then refuter).
 """
 
+from .cells import BenchRun, collect_results, plan_run, run_cell, run_cells
 from .errors import BenchError
 from .reproduce import reproduce
+from .score import score_submissions
 from .taskset import LoadedTaskSet, load_taskset
 
-__all__ = ["BenchError", "LoadedTaskSet", "load_taskset", "reproduce"]
+__all__ = ["BenchError", "BenchRun", "LoadedTaskSet", "collect_results", "load_taskset", "plan_run", "reproduce",
+           "run_cell", "run_cells", "score_submissions"]

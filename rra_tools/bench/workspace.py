@@ -2,9 +2,10 @@
 and the task description, with no reference value in it.
 
 - ``refined``: a copy of the artifact without its run records, without the files its launchers'
-  declared outputs name (earlier results), and with a manifest whose claims carry no reference
-  observations (each claim keeps one placeholder observation valued at the paper's reported
-  number, so that ``rra run`` still loads it; the reported number is in the paper anyway).
+  declared outputs name (earlier results), without ``.git``, and with a manifest (``rra.json``)
+  whose claims carry no reference observation (three placeholders valued at the paper's
+  reported number, so that ``rra run`` accepts it; the reported number is in the paper anyway)
+  and that claims no level.
 - ``raw``: the files of the upstream commit (``git checkout-index`` from the repository the
   task or the manifest names; a URL is cloned once into the benchmark's cache).
 - ``paper/``: the paper's file, when the task set names one; ``TASK.md`` and ``task.json``: the
@@ -128,17 +129,25 @@ def _output_globs(task: ResolvedTask) -> list[str]:
 
 
 def _without_references(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest with every claim's observations replaced by three placeholders valued at the
+    paper's reported number (three, with the original seeds or repeats, so that ``rra run``'s own
+    checks pass), and no claimed levels (a fresh workspace has no run records to meet them)."""
     manifest: dict[str, Any] = json.loads(json.dumps(data))
+    manifest.pop("levels", None)
     for claim in manifest.get("claims", []):
         reference = claim.get("reference") or {}
-        first = (reference.get("observations") or [{}])[0]
-        placeholder: dict[str, Any] = {
-            "value": claim.get("reported", {}).get("value", 0),
-            "fingerprint": {"hardware": "withheld by the benchmark", "software": "withheld by the benchmark"}}
-        placeholder.update({k: first[k] for k in ("seed", "repeat") if k in first})
-        if "seed" not in placeholder and "repeat" not in placeholder:
-            placeholder["seed"] = 0
-        claim["reference"] = {"observations": [placeholder]}
+        observations = list(reference.get("observations") or [])
+        placeholders = []
+        for i in range(3):
+            original = observations[i] if i < len(observations) else {}
+            placeholder: dict[str, Any] = {
+                "value": claim.get("reported", {}).get("value", 0),
+                "fingerprint": {"hardware": "withheld by the benchmark", "software": "withheld by the benchmark"}}
+            placeholder.update({k: original[k] for k in ("seed", "repeat") if k in original})
+            if "seed" not in placeholder and "repeat" not in placeholder:
+                placeholder["seed"] = i
+            placeholders.append(placeholder)
+        claim["reference"] = {"observations": placeholders}
     return manifest
 
 
@@ -147,14 +156,15 @@ def _copy_refined(task: ResolvedTask, target: Path) -> None:
     root = artifact.root
     runs = artifact.runs_dir.relative_to(root).as_posix()
     globs = _output_globs(task)
-    manifest = artifact.manifest_path.relative_to(root).as_posix()
+    manifest = artifact.manifest_path.name
 
     def ignore(directory: str, names: list[str]) -> set[str]:
         rel = Path(directory).relative_to(root).as_posix()
         skipped = set()
         for name in names:
             path = name if rel == "." else f"{rel}/{name}"
-            if (name == "__pycache__" or path in (runs, manifest)
+            # .git: the history may hold the manifest with its observations in a later commit.
+            if (name in ("__pycache__", ".git") or path in (runs, manifest)
                     or any(fnmatch.fnmatchcase(path, g) for g in globs)):
                 skipped.add(name)
         return skipped

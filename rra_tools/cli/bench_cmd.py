@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..bench.executor import CellEvent
     from ..bench.taskset import ResolvedTask
-    from ..model.bench_results import Attempt, BenchResults
+    from ..model.bench_results import Attempt, BenchResults, CellResult
 
-__all__ = ["bench", "render_table"]
+__all__ = ["bench", "render_cells", "render_table"]
 
 _COLUMNS = ("TASK", "CLAIM", "INTERVAL", "CLASS", "ATTEMPTS")
 
@@ -38,6 +40,63 @@ def render_table(results: BenchResults) -> str:
     lines.append("")
     lines.append(f"{totals.states['success']}/{totals.attempts} attempts succeeded ({rate}): {counts}")
     return "\n".join(lines) + "\n"
+
+
+def _rate(n: int, total: int) -> str:
+    return "n/a" if total == 0 else f"{100 * n / total:.1f} %"
+
+
+def render_cells(results: BenchResults) -> str:
+    """One line per reproducer × condition (each state's count), the confirmed audit findings,
+    then the totals."""
+    lines = []
+    for group in results.groups:
+        t = group.totals
+        counts = ", ".join(f"{state} {n}" for state, n in t.states.items() if n)
+        lines.append(f"{group.reproducer} / {group.condition}: {t.states['success']}/{t.attempts} succeeded "
+                     f"({_rate(t.states['success'], t.attempts)}): {counts}")
+    confirmed = [(c, f) for c in results.cells for f in c.findings if f.confirmed]
+    if confirmed:
+        lines.append("")
+        lines.append(f"audit violations ({len(confirmed)}):")
+        for cell, finding in confirmed[:50]:
+            lines.append(f"  {cell.cell.key}: {finding.kind}: {finding.detail}")
+        if len(confirmed) > 50:
+            lines.append(f"  ... and {len(confirmed) - 50} more (see the results file)")
+    infra = [c for c in results.cells if c.state == "infrastructure_failure"]
+    if infra:
+        lines.append("")
+        lines.append(f"infrastructure failures ({len(infra)}):")
+        for cell in infra[:50]:
+            lines.append(f"  {cell.cell.key}: {cell.infrastructure}: {cell.detail}")
+    totals = results.totals
+    counts = ", ".join(f"{state} {n}" for state, n in totals.states.items())
+    lines.append("")
+    lines.append(f"{totals.states['success']}/{totals.attempts} cells succeeded "
+                 f"({_rate(totals.states['success'], totals.attempts)}): {counts}")
+    return "\n".join(lines) + "\n"
+
+
+def _reproducers(given: tuple[str, ...]) -> dict[str, str]:
+    import re
+
+    parsed: dict[str, str] = {}
+    for item in given:
+        name, sep, command = item.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", name) or not command.strip():
+            raise click.BadParameter(f"{item!r} is not NAME=COMMAND (NAME: letters, digits, '.', '_', '-')",
+                                     param_hint="'--reproducer'")
+        if name in parsed:
+            raise click.BadParameter(f"reproducer {name!r} is given twice", param_hint="'--reproducer'")
+        parsed[name] = command
+    return parsed
+
+
+def _write_results(results: BenchResults, path: Path) -> None:
+    from ..io.atomic import write_atomic
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, (results.model_dump_json(indent=2, exclude_none=True) + "\n").encode())
 
 
 @click.group("bench")
@@ -125,3 +184,93 @@ def report_command(results: str, output: str | None, seed: int, resamples: int) 
                f"failure(s); {sum(f.confirmed for f in report.findings)} confirmed audit violation(s)")
     for file in written:
         click.echo(f"wrote {file}")
+
+
+@bench.command("run")
+@click.argument("taskset", type=click.Path(exists=True, dir_okay=False))
+@click.option("--reproducer", "reproducers", multiple=True, metavar="NAME=CMD",
+              help="A reproducer: a shell command run in each workspace (repeatable); adds to or replaces the "
+              "task set's reproducers of that name.")
+@click.option("--references", type=click.Path(exists=True, dir_okay=False),
+              help="The private references file (read by the evaluator only).")
+@click.option("--condition", "conditions", multiple=True, type=click.Choice(["raw", "refined"]),
+              help="Run only these conditions (repeatable; default: the task set's).")
+@click.option("-o", "--output", "output", type=click.Path(file_okay=False),
+              help="Benchmark directory: cells/<key>/ (workspace, logs, result) and results.json "
+              "(default: bench-<task set id>).")
+def run_command(taskset: str, reproducers: tuple[str, ...], references: str | None, conditions: tuple[str, ...],
+                output: str | None) -> None:
+    """Hand each task to each reproducer, under each condition, 'repeats' times.
+
+    Each cell (task x condition x reproducer x repeat) gets a fresh workspace holding the raw code
+    (the upstream commit) or the refined artifact, the paper and the task description, never a
+    reference value. The reproducer runs there within the task set's limits and writes
+    submission.json (schemas/rra-submission-1.0.schema.json); each value is audited and scored:
+    success, outside_interval, missing_value, parse_failure, audit_violation or
+    infrastructure_failure. Writes OUTPUT/results.json and prints a summary.
+    """
+    import threading
+    from pathlib import Path
+
+    from ..bench import collect_results, load_taskset, plan_run, run_cells
+
+    parsed = _reproducers(reproducers)
+    loaded = load_taskset(taskset, references)
+    if conditions:
+        loaded = type(loaded)(loaded.path, loaded.model.model_copy(update={"conditions": list(conditions)}),
+                              loaded.tasks)
+    out = Path(output if output is not None else f"bench-{loaded.model.id}")
+    plan = plan_run(loaded, out, parsed)
+    stop = threading.Event()
+
+    def progress(result: CellResult) -> None:
+        value = "" if result.value is None else f" {result.value:.6g}"
+        click.echo(f"{result.cell.key}: {result.state}{value}", err=True)
+
+    import signal
+
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        cells = run_cells(plan, on_cell=progress, stop=stop)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    results = collect_results(loaded, cells, "run")
+    path = plan.out / "results.json"
+    _write_results(results, path)
+    click.echo(render_cells(results), nl=False)
+    click.echo(f"results: {path}")
+
+
+@bench.command("score")
+@click.argument("taskset", type=click.Path(exists=True, dir_okay=False))
+@click.argument("submissions", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--references", type=click.Path(exists=True, dir_okay=False),
+              help="The private references file (read by the evaluator only).")
+@click.option("--condition", type=click.Choice(["raw", "refined"]), default="refined", show_default=True,
+              help="Condition of submissions that do not say theirs.")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False),
+              help="Write the results here (default: bench-<task set id>-scores.json).")
+def score_command(taskset: str, submissions: tuple[str, ...], references: str | None, condition: str,
+                  output: str | None) -> None:
+    """Score and audit submissions made elsewhere, each against every task of TASKSET.
+
+    Each value is traced to evidence in the directory that holds its submission (the workspace);
+    a task without a value is missing_value, an unreadable submission or entry a parse_failure.
+    """
+    from pathlib import Path
+
+    from ..bench import collect_results, load_taskset, score_submissions
+
+    loaded = load_taskset(taskset, references)
+
+    def progress(path: Path, results: list[CellResult]) -> None:
+        ok = sum(1 for r in results if r.state == "success")
+        click.echo(f"{path}: {ok}/{len(results)} succeeded", err=True)
+
+    cells = score_submissions(loaded, [Path(s) for s in submissions], condition, progress)
+    results = collect_results(loaded, cells, "score")
+    path = Path(output if output is not None else f"bench-{loaded.model.id}-scores.json")
+    _write_results(results, path)
+    click.echo(render_cells(results), nl=False)
+    click.echo(f"results: {path}")

@@ -18,7 +18,8 @@ from ..errors import ExitStatus, RRAError
 from ..io.manifest_view import ExtractSpec as Extract
 from ..model.regex import compile_pattern, normalise_newlines
 
-__all__ = ["MAX_EXTRACT_BYTES", "ExtractError", "extract_value", "json_pointer"]
+__all__ = ["MAX_EXTRACT_BYTES", "ExtractError", "extract_value", "json_pointer", "parse_json_output",
+           "value_from_json"]
 
 #: Outputs larger than this are not read for metrics.
 MAX_EXTRACT_BYTES = 256 * 1024 * 1024
@@ -74,8 +75,7 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
 
-def extract_value(path: Path, rule: Extract) -> float:
-    """The claim's value in the output file ``path`` by ``rule``, times ``rule.scale``."""
+def _read_text(path: Path) -> str:
     try:
         if path.stat().st_size > MAX_EXTRACT_BYTES:
             raise ExtractError(f"is larger than {MAX_EXTRACT_BYTES} bytes")
@@ -85,25 +85,46 @@ def extract_value(path: Path, rule: Extract) -> float:
     except OSError as exc:
         raise ExtractError(f"cannot be read: {exc.strerror or exc}") from None
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ExtractError(f"is not UTF-8 text (byte {exc.start})") from None
+
+
+def parse_json_output(path: Path) -> Any:
+    """The JSON document in the output file ``path`` (read as :func:`extract_value` reads it), for
+    callers that extract several values from one output."""
+    try:
+        return json.loads(_read_text(path), parse_constant=_no_constants)
+    except (ValueError, RecursionError) as exc:
+        raise ExtractError(f"is not valid JSON: {exc}") from None
+
+
+def value_from_json(document: Any, rule: Extract) -> float:
+    """The value ``rule`` (a JSON-pointer rule) reads from the parsed ``document``, times its scale."""
+    assert rule.json_pointer is not None
+    value = _number(json_pointer(document, rule.json_pointer), f"the value at {rule.json_pointer!r}")
+    return _scaled(value, rule)
+
+
+def _scaled(value: float, rule: Extract) -> float:
+    scaled = value * rule.scale
+    if not math.isfinite(scaled):
+        raise ExtractError(f"value {value!r} times scale {rule.scale!r} is not finite")
+    return scaled
+
+
+def extract_value(path: Path, rule: Extract) -> float:
+    """The claim's value in the output file ``path`` by ``rule``, times ``rule.scale``."""
     if rule.json_pointer is not None:
-        try:
-            document = json.loads(text, parse_constant=_no_constants)
-        except (ValueError, RecursionError) as exc:
-            raise ExtractError(f"is not valid JSON: {exc}") from None
-        value = _number(json_pointer(document, rule.json_pointer), f"the value at {rule.json_pointer!r}")
-    elif rule.csv is not None:
+        return value_from_json(parse_json_output(path), rule)
+    text = _read_text(path)
+    if rule.csv is not None:
         value = _csv_value(text, rule)
     elif rule.regex is not None:
         value = _regex_value(text, rule)
     else:
         raise ExtractError("the claim's extract gives no method (json_pointer, csv or regex)")
-    scaled = value * rule.scale
-    if not math.isfinite(scaled):
-        raise ExtractError(f"value {value!r} times scale {rule.scale!r} is not finite")
-    return scaled
+    return _scaled(value, rule)
 
 
 def _csv_value(text: str, rule: Extract) -> float:

@@ -1,0 +1,288 @@
+"""Reproducer mode, one cell at a time: a cell is a task × condition × reproducer × repeat
+(:class:`~rra_tools.model.bench_results.Cell`), and :func:`run_cell` runs one to its
+:class:`~rra_tools.model.bench_results.CellResult`:
+
+1. a fresh workspace ``<out>/cells/<cell key>/workspace/`` (:mod:`.workspace`): the raw code or
+   the refined artifact, the paper and the task description, checked to hold no reference value;
+   a leftover directory of an interrupted earlier try is removed first;
+2. a snapshot of every file in it (digest, size, time), kept outside the workspace; a honeypot
+   ``<out>/cells/<cell key>/references.json`` beside it holds decoy reference values;
+3. the reproducer's command (``sh -c``) in the workspace, in its own process group, killed at the
+   task set's wall-clock limit (an infrastructure failure: timeout); killed by SIGKILL from
+   elsewhere (the out-of-memory killer) is an infrastructure failure (oom);
+4. its submission (``workspace/submission.json``) read, its usage checked against the cost limit,
+   the value audited (:mod:`.audit`) and scored (:mod:`.scoring`).
+
+The result is also written to ``<out>/cells/<cell key>/result.json``. :func:`run_cells` runs cells
+one after another; an executor may call :func:`run_cell` from several threads (each cell has
+its own directory), passing the GPUs it assigned and its stop event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..io.atomic import write_atomic
+from ..model.bench_results import (
+    RUN_STATES,
+    AttemptState,
+    BenchResults,
+    Cell,
+    CellResult,
+    InfrastructureKind,
+    IntervalResult,
+    TaskResult,
+)
+from ..model.taskset import CodeCondition
+from ..run.plan import find_launcher
+from .audit import AuditContext, audit_submission
+from .errors import BenchError
+from .reproducer import start_reproducer
+from .scoring import group_totals, score_value, totals
+from .submissions import read_submission
+from .taskset import LoadedTaskSet, ResolvedTask
+from .workspace import SUBMISSION_NAME, FileState, leaks, prepare_workspace, raw_source, reference_pattern, snapshot
+
+__all__ = ["ATTEMPT_NAME", "BenchRun", "Cell", "CellResult", "OnCell", "PreparedCell", "collect_results",
+           "honeypot_values", "judge_cell", "plan_run", "prepare_cell", "run_cell", "run_cells"]
+
+#: The file beside a cell's workspace that records the attempt's window, snapshot and decoys.
+ATTEMPT_NAME = "attempt.json"
+
+#: Called after each cell with its result (progress output).
+OnCell = Callable[[CellResult], None]
+
+
+@dataclass(frozen=True)
+class BenchRun:
+    """A planned reproducer-mode benchmark: the task set, its directory, the reproducers by name."""
+
+    taskset: LoadedTaskSet
+    out: Path
+    reproducers: Mapping[str, str]
+    tasks: Mapping[str, ResolvedTask]
+
+    def cells(self) -> list[Cell]:
+        """Every cell, task by task, then condition, reproducer and repeat."""
+        cells = []
+        for task in self.taskset.tasks:
+            gpus = find_launcher(task.artifact, task.launcher).resources.gpus
+            for condition in self.taskset.model.conditions:
+                for reproducer in self.reproducers:
+                    for repeat in range(1, self.taskset.model.repeats + 1):
+                        cells.append(Cell(task=task.key, condition=condition, reproducer=reproducer,
+                                          repeat=repeat, gpus=gpus))
+        return cells
+
+    def cell_dir(self, cell: Cell) -> Path:
+        """Where the cell's workspace, logs, snapshot, honeypot and result live."""
+        return self.out / "cells" / cell.key
+
+
+def plan_run(taskset: LoadedTaskSet, out: Path, reproducers: Mapping[str, str] | None = None) -> BenchRun:
+    """The benchmark of ``taskset`` under ``out`` with the task set's reproducers, ``reproducers``
+    adding to or replacing them by name; BenchError when there is none, or when a task's raw code
+    cannot be found and the raw condition is asked for."""
+    merged = {r.name: r.command for r in taskset.model.reproducers}
+    merged.update(reproducers or {})
+    if not merged:
+        raise BenchError("no reproducer to run", "give --reproducer NAME=CMD, or 'reproducers' in the task set")
+    if CodeCondition.RAW.value in taskset.model.conditions:
+        for task in taskset.tasks:
+            raw_source(taskset, task)
+    return BenchRun(taskset, out.resolve(), merged, {t.key: t for t in taskset.tasks})
+
+
+def honeypot_values(cell: Cell, task: ResolvedTask) -> list[float]:
+    """Three decoy reference values for ``cell``: inside the task's interval (a cheat that uses them
+    would otherwise succeed), with more digits than any honest run prints, and fixed by the cell
+    (so that a resumed benchmark audits with the values it planted)."""
+    iv = task.interval
+    decoys = []
+    for i in range(3):
+        seed = hashlib.sha256(f"{cell.key}#{i}".encode()).digest()
+        u = int.from_bytes(seed[:8], "big") / 2**64 - 0.5
+        decoys.append(round(iv.center + iv.half_width * u, max(task.precision, 0) + 6))
+    return [d for d in decoys if d not in task.values]
+
+
+def _env(bench: BenchRun, cell: Cell, workspace: Path, gpus: Sequence[int] | None) -> dict[str, str]:
+    env = dict(os.environ)
+    # A reproducer may call 'rra run' in the workspace: the rra of this interpreter comes first.
+    env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
+    limits = bench.taskset.model.limits
+    env.update({
+        "RRA_BENCH_WORKSPACE": str(workspace), "RRA_BENCH_TASK": str(workspace / "task.json"),
+        "RRA_BENCH_SUBMISSION": str(workspace / SUBMISSION_NAME), "RRA_BENCH_TASK_KEY": cell.task,
+        "RRA_BENCH_CONDITION": str(cell.condition), "RRA_BENCH_REPRODUCER": cell.reproducer,
+        "RRA_BENCH_REPEAT": str(cell.repeat), "RRA_BENCH_WALL_CLOCK_S": repr(limits.wall_clock_s),
+    })
+    if limits.cost_usd is not None:
+        env["RRA_BENCH_COST_USD"] = repr(limits.cost_usd)
+    if gpus is not None:
+        env["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in gpus)
+    return env
+
+
+def _result(cell: Cell, state: AttemptState, detail: str | None, **fields: object) -> CellResult:
+    return CellResult.model_validate({"cell": cell.model_dump(), "state": state, "detail": detail, **fields})
+
+
+@dataclass(frozen=True)
+class PreparedCell:
+    """A cell ready for its reproducer: its directory, workspace, the snapshot of the workspace and
+    the honeypot's decoys."""
+
+    directory: Path
+    workspace: Path
+    before: Mapping[str, FileState]
+    decoys: list[float]
+
+
+def prepare_cell(cell: Cell, bench: BenchRun) -> PreparedCell | CellResult:
+    """Steps 1-2 of the module docstring; the cell's (infrastructure failure) result when the
+    workspace cannot be prepared or would hold a reference value. BenchError for a cell that is
+    not of this benchmark."""
+    task = bench.tasks.get(cell.task)
+    if task is None or cell.reproducer not in bench.reproducers:
+        raise BenchError(f"cell {cell.key!r} is not a cell of this benchmark")
+    directory = bench.cell_dir(cell)
+    workspace = directory / "workspace"
+    rel_ws = workspace.relative_to(bench.out).as_posix()
+    if directory.exists():
+        shutil.rmtree(directory)  # an interrupted earlier try of this cell: start it afresh
+    directory.mkdir(parents=True)
+    try:
+        prepare_workspace(bench.taskset, task, str(cell.condition), workspace, bench.out / ".cache" / "raw")
+    except (BenchError, OSError) as exc:
+        return _store(directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE,
+                                         f"the workspace could not be prepared: {exc}",
+                                         infrastructure=InfrastructureKind.SETUP, workspace=rel_ws))
+    claim = next(c for c in task.artifact.manifest.claims if c.id == task.task.claim)
+    leaked = leaks(workspace, reference_pattern(task.values, task.precision, [claim.reported.value]))
+    if leaked:
+        rel, form = leaked[0]
+        return _store(directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE,
+                                         f"the prepared workspace holds the reference value {form} in {rel!r}; the "
+                                         "reproducer was not started", infrastructure=InfrastructureKind.SETUP,
+                                         workspace=rel_ws))
+    decoys = honeypot_values(cell, task)
+    write_atomic(directory / "references.json", (json.dumps({
+        "bench_version": "1.0", "taskset": bench.taskset.model.id,
+        "references": [{"task": cell.task, "observations": [
+            {"value": d, "by": "reference team", "machine": f"node-{i + 1}", "code": "raw"}
+            for i, d in enumerate(decoys)]}]}, indent=2) + "\n").encode())
+    return PreparedCell(directory, workspace, snapshot(workspace), decoys)
+
+
+def judge_cell(cell: Cell, bench: BenchRun, prepared: PreparedCell, started: float, ended: float,
+               **common: object) -> CellResult:
+    """Step 4 of the module docstring for an attempt that ran from ``started`` to ``ended`` (epoch
+    seconds); ``common`` are fields of the result already known (wall_s, exit_status)."""
+    task = bench.tasks[cell.task]
+    directory, workspace = prepared.directory, prepared.workspace
+    # What 'rra bench score' needs to audit this workspace again as this run did.
+    write_atomic(directory / ATTEMPT_NAME, (json.dumps({
+        "task": cell.task, "started": started, "ended": ended, "honeypot": prepared.decoys,
+        "before": {rel: [s.size, s.mtime_ns, s.sha256] for rel, s in prepared.before.items()}}) + "\n").encode())
+    common["workspace"] = workspace.relative_to(bench.out).as_posix()
+    path = workspace / SUBMISSION_NAME
+    submitted = read_submission(path)
+    rel_sub = path.relative_to(bench.out).as_posix()
+    if submitted.error is not None:
+        if not path.exists():
+            return _store(directory, _result(cell, AttemptState.MISSING_VALUE,
+                                             f"the reproducer (exit status {common.get('exit_status')}) wrote no "
+                                             "submission", **common))
+        return _store(directory, _result(cell, AttemptState.PARSE_FAILURE, f"the submission {submitted.error}",
+                                         submission=rel_sub, **common))
+    common.update({"submission": rel_sub, "usage": None if submitted.usage is None else submitted.usage.model_dump(
+        exclude_none=True)})
+    limits = bench.taskset.model.limits
+    cost = submitted.usage.cost_usd if submitted.usage is not None else None
+    if limits.cost_usd is not None and cost is not None and cost > limits.cost_usd:
+        return _store(directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE,
+                                         f"the reproducer reports a cost of {cost:g} USD, over the limit of "
+                                         f"{limits.cost_usd:g} USD", infrastructure=InfrastructureKind.COST_LIMIT,
+                                         **common))
+    context = AuditContext(workspace, before=prepared.before, started=started, ended=ended,
+                           honeypots={cell.task: prepared.decoys}, live=True)
+    findings = audit_submission(submitted, {cell.task: task}, context).get(cell.task, [])
+    state, value, inside, detail = score_value(cell.task, task.interval, submitted.values.get(cell.task), findings)
+    return _store(directory, _result(cell, state, detail, value=value, inside=inside,
+                                     findings=[f.model_dump() for f in findings], **common))
+
+
+def run_cell(cell: Cell, bench: BenchRun, *, gpus: Sequence[int] | None = None,
+             stop: threading.Event | None = None) -> CellResult:
+    """Run one cell (see the module docstring) and return its result; BenchError only for a cell
+    that is not of this benchmark. ``gpus``: the devices an executor assigned (CUDA_VISIBLE_DEVICES);
+    ``stop``: set to interrupt the reproducer (the cell is then an infrastructure failure)."""
+    prepared = prepare_cell(cell, bench)
+    if isinstance(prepared, CellResult):
+        return prepared
+    limits = bench.taskset.model.limits
+    ended = start_reproducer(bench.reproducers[cell.reproducer], prepared.workspace,
+                             _env(bench, cell, prepared.workspace, gpus), prepared.directory, limits.wall_clock_s, stop)
+    common: dict[str, object] = {"wall_s": round(ended.wall_s, 6), "exit_status": ended.exit_status}
+    if ended.stopped is not None:
+        kind = InfrastructureKind.TIMEOUT if ended.stopped == "timeout" else InfrastructureKind.INTERRUPTED
+        why = (f"the reproducer ran past the wall-clock limit of {limits.wall_clock_s:g} s and was killed"
+               if ended.stopped == "timeout" else "the benchmark was interrupted while the reproducer ran")
+        return _store(prepared.directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE, why, infrastructure=kind,
+                                                  workspace=prepared.workspace.relative_to(bench.out).as_posix(),
+                                                  **common))
+    if ended.exit_status == -signal.SIGKILL:
+        return _store(prepared.directory, _result(
+            cell, AttemptState.INFRASTRUCTURE_FAILURE,
+            "the reproducer was killed by SIGKILL (the out-of-memory killer sends it)",
+            infrastructure=InfrastructureKind.OOM, workspace=prepared.workspace.relative_to(bench.out).as_posix(),
+            **common))
+    return judge_cell(cell, bench, prepared, ended.started, ended.ended, **common)
+
+
+def _store(directory: Path, result: CellResult) -> CellResult:
+    write_atomic(directory / "result.json", (result.model_dump_json(indent=2, exclude_none=True) + "\n").encode())
+    return result
+
+
+def run_cells(bench: BenchRun, cells: Iterable[Cell] | None = None, on_cell: OnCell | None = None,
+              stop: threading.Event | None = None) -> list[CellResult]:
+    """Run ``cells`` (default: every cell) one after another. Once ``stop`` is set, the cells not
+    started are infrastructure failures (interrupted before it started): none is dropped."""
+    results = []
+    for cell in bench.cells() if cells is None else cells:
+        if stop is not None and stop.is_set():
+            result = _result(cell, AttemptState.INFRASTRUCTURE_FAILURE, "interrupted before it started",
+                             infrastructure=InfrastructureKind.INTERRUPTED)
+        else:
+            result = run_cell(cell, bench, stop=stop)
+        results.append(result)
+        if on_cell is not None:
+            on_cell(result)
+    return results
+
+
+def _interval(task: ResolvedTask) -> IntervalResult:
+    iv = task.interval
+    return IntervalResult(low=iv.low, high=iv.high, center=iv.center, half_width=iv.half_width, n=iv.n,
+                          stability="stable" if iv.stable else "variable", source=task.source)
+
+
+def collect_results(taskset: LoadedTaskSet, cells: Sequence[CellResult], mode: str = "run") -> BenchResults:
+    """The results file of a reproducer-mode benchmark (or of scored submissions): every task with
+    its interval, every cell, totals per reproducer and condition, and over all."""
+    tasks = [TaskResult(paper=t.paper, experiment=t.experiment, task=t.task.id, artifact=str(t.artifact.root),
+                        claim=t.task.claim, launcher=t.launcher, interval=_interval(t)) for t in taskset.tasks]
+    return BenchResults(bench_version="1.0", mode=mode, taskset=taskset.model.id, repeats=taskset.model.repeats,
+                        tasks=tasks, cells=list(cells), groups=group_totals(cells),
+                        totals=totals((str(c.state) for c in cells), RUN_STATES))

@@ -1,0 +1,83 @@
+"""Scoring submissions made elsewhere (``rra bench score``): every task of the task set against
+every submission, each value audited in the directory that holds the submission (its workspace).
+
+A submission written by ``rra bench run`` sits in a cell's workspace beside ``attempt.json``;
+then the auditor has the attempt's window, the snapshot of the workspace at its start and the
+honeypot's decoys, and audits as the run did. Otherwise it traces each value without them (see
+docs/bench.md#scoring-submissions-made-elsewhere for what that leaves out).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ..model.bench_results import AttemptState, AuditFinding, Cell, CellResult
+from ..model.taskset import CodeCondition
+from .audit import AuditContext, audit_submission
+from .cells import ATTEMPT_NAME
+from .scoring import score_value
+from .submissions import ReadSubmission, read_submission
+from .taskset import LoadedTaskSet
+from .workspace import FileState
+
+__all__ = ["score_submissions"]
+
+#: Called after each submission with its path and the results of its tasks.
+OnSubmission = Callable[[Path, list[CellResult]], None]
+
+
+def _attempt(workspace: Path) -> AuditContext:
+    ctx = AuditContext(workspace)
+    path = workspace.parent / ATTEMPT_NAME
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        before = {rel: FileState(int(v[0]), int(v[1]), str(v[2])) for rel, v in data["before"].items()}
+        ctx = AuditContext(workspace, before=before, started=float(data["started"]), ended=float(data["ended"]),
+                           honeypots={str(data["task"]): [float(d) for d in data["honeypot"]]})
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        pass  # no attempt file (or not ours): audit without it
+    return ctx
+
+
+def _name(read: ReadSubmission, index: int) -> str:
+    if read.reproducer:
+        return read.reproducer
+    stem = re.sub(r"[^A-Za-z0-9._-]", "-", read.path.stem).lstrip("._-") or "submission"
+    return stem[:100] if read.path.stem != "submission" else f"submission-{index}"
+
+
+def score_submissions(taskset: LoadedTaskSet, paths: Sequence[Path], condition: str = CodeCondition.REFINED.value,
+                      on_submission: OnSubmission | None = None) -> list[CellResult]:
+    """One result per task per submission: parse failure, missing value, audit violation, outside
+    the interval or success; nothing is left out of the denominator."""
+    tasks = {t.key: t for t in taskset.tasks}
+    repeats: dict[tuple[str, str], int] = {}
+    results: list[CellResult] = []
+    for index, path in enumerate(paths, 1):
+        read = read_submission(path)
+        reproducer = _name(read, index)
+        cond = read.condition or condition
+        repeat = read.repeat
+        if repeat is None:
+            repeat = repeats[(reproducer, cond)] = repeats.get((reproducer, cond), 0) + 1
+        findings: dict[str, list[AuditFinding]] = (
+            {} if read.error is not None else audit_submission(read, tasks, _attempt(path.parent)))
+        mine: list[CellResult] = []
+        for key, task in tasks.items():
+            cell = Cell(task=key, condition=CodeCondition(cond), reproducer=reproducer, repeat=repeat)
+            found = findings.get(key, [])
+            detail: str | None
+            if read.error is not None:
+                state, value, inside, detail = (AttemptState.PARSE_FAILURE, None, None,
+                                                f"the submission {read.error}")
+            else:
+                state, value, inside, detail = score_value(key, task.interval, read.values.get(key), found)
+            mine.append(CellResult(cell=cell, state=state, value=value, inside=inside, detail=detail,
+                                   findings=found, usage=read.usage, submission=str(path)))
+        results.extend(mine)
+        if on_submission is not None:
+            on_submission(path, mine)
+    return results
