@@ -52,8 +52,17 @@ def _evidence_problem(artifact: Artifact, evidence: str) -> str | None:
         token = token.rstrip(".")
         if not _PATH_TOKEN.match(token):
             continue
-        if resolve_inside(artifact.root, token, kind="any").path is None:
+        resolved = resolve_inside(artifact.root, token, kind="any").path
+        if resolved is None:
             return f"its evidence names {token!r}, which is not in the artifact"
+        if resolved.name == "record.json":
+            # A run record given as evidence must show a run that worked.
+            record = read_run_record(artifact.root, resolved)
+            if isinstance(record, str):
+                return f"its evidence names {token!r}: {record}"
+            if not is_successful(record):
+                return (f"its evidence names the run record {token!r}, whose run did not succeed "
+                        f"({record.get('status')}, exit {record.get('exit_status')})")
     return None
 
 

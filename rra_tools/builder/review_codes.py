@@ -74,8 +74,8 @@ REVIEW_CODES: dict[str, ReviewCode] = {c.code: c for c in (
        "observation's seed and value."),
     # Challenging choices without support.
     _c("RRA930", "change-without-evidence", "error",
-       "A change record's evidence says nothing that can be checked (\"none\", \"n/a\", a placeholder), or names "
-       "a file or run record that is not in the artifact."),
+       "A change record's evidence says nothing that can be checked (\"none\", \"n/a\", a placeholder), names "
+       "a file that is not in the artifact, or names a run record whose run did not succeed."),
     _c("RRA931", "method-change-unknown", "error",
        "A change record says alters_method: unknown: whether it changes what the paper's method computes was "
        "never decided."),

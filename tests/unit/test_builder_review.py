@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -55,6 +56,19 @@ def test_an_existing_file_named_as_evidence_is_support(art: Path) -> None:
     (art / "logs").mkdir()
     (art / "logs" / "pip-install.log").write_text("error: no wheel\n")
     assert _evidence_problem(load_artifact(art), "See logs/pip-install.log.") is None
+
+
+def test_a_run_record_named_as_evidence_must_show_a_successful_run(art: Path) -> None:
+    run = art / "runs" / "score" / "0-20260101T000000.000000Z"
+    run.mkdir(parents=True)
+    record = {"launcher": "score", "seed": 0, "exit_status": 1, "status": "completed", "metrics": {}}
+    (run / "record.json").write_text(json.dumps(record))
+    rel = "runs/score/0-20260101T000000.000000Z/record.json"
+    assert _evidence_problem(load_artifact(art), f"Before the fix: {rel}.") == (
+        f"its evidence names the run record {rel!r}, whose run did not succeed (completed, exit 1)")
+    record.update(exit_status=0)
+    (run / "record.json").write_text(json.dumps(record))
+    assert _evidence_problem(load_artifact(art), f"After the fix: {rel}.") is None
 
 
 def test_static_review_of_an_artifact_without_runs_or_guide(art: Path) -> None:
