@@ -1,4 +1,5 @@
-"""``rra review``: parse, call :func:`rra_tools.builder.review.review_artifact`, render, exit."""
+"""``rra review``: parse, call :func:`rra_tools.builder.review.run_review` (the report as plain
+data, so that the command never imports pydantic), render, exit."""
 
 from __future__ import annotations
 

@@ -224,6 +224,15 @@ def test_review_reports_a_failing_launcher_and_a_broken_trace(artifact: Path) ->
     assert [c["traced"] for c in report["claims"]] == [False, True]
 
 
+def test_json_format_prints_the_report_written(artifact: Path) -> None:
+    proc = rra("review", str(artifact), "--no-run", "-f", "json")
+    assert proc.returncode == 1
+    printed = json.loads(proc.stdout)
+    assert printed == json.loads((artifact / ".rra" / "review" / "review.json").read_text(encoding="utf-8"))
+    assert printed["clean_shell"] == "not-run" and printed["passed"] is False
+    assert proc.stderr.startswith("[review] checking the manifest's choices")
+
+
 def test_review_directory_must_be_new(artifact: Path, tmp_path: Path) -> None:
     taken = tmp_path / "taken"
     taken.mkdir()
