@@ -11,6 +11,10 @@
 # writes that to out/gpu.json. Then `rra run` it and print what the run record says: host.gpus
 # (the fingerprint), the devices assigned, the launcher's CUDA_VISIBLE_DEVICES, its output.
 #
+# Then a two-task GPU benchmark: `rra bench reproduce -j 2` of a task whose launcher needs one GPU,
+# attempted twice; with two or more GPUs the attempts run side by side and must receive distinct
+# devices (run records' `gpus`, the launchers' CUDA_VISIBLE_DEVICES); with one, they take turns.
+#
 # Exit status: 0 PASS; 1 FAIL (no GPU recorded, CUDA_VISIBLE_DEVICES empty, the run failed, or
 # the CUDA driver shows the launcher a number of devices other than 1); 2 when it cannot check
 # here (no nvidia-smi, no Python >= 3.11, the install failed).
@@ -98,7 +102,9 @@ manifest = {
     "rra_version": "1.0", "id": "gpu-check", "title": "GPU check of rra run",
     "paper": {"title": "GPU check", "authors": [{"name": "rra"}]},
     "code": {"license": "MIT", "tree": {"path": "."}},
-    "environment": {"interpreter": {"version": "%d.%d" % sys.version_info[:2]}},
+    "environment": {"interpreter": {"version": "%d.%d" % sys.version_info[:2]},
+                    "hardware": {"accelerators": [{"vendor": "nvidia", "model": "any", "count": 1}]},
+                    "cuda": {"min_version": "11.0"}},
     "launchers": [{"id": "gpu", "argv": ["python", "gpu.py"], "stochastic": False, "env": env,
                    "resources": {"gpus": 1, "timeout_s": 300, "expected_runtime_s": 5},
                    "outputs": [{"id": "gpu", "path": "out/gpu.json", "format": "json"}]}],
@@ -111,7 +117,8 @@ echo "gpu-check: rra run $art gpu"
 rc=0
 "$py" -m rra_tools run "$art" gpu || rc=$?
 
-"$py" - "$art" "$rc" <<'EOF'
+single=0
+"$py" - "$art" "$rc" <<'EOF' || single=$?
 import glob, json, os, sys
 art, rc = sys.argv[1], int(sys.argv[2])
 found = sorted(glob.glob(os.path.join(art, "runs", "gpu", "*", "record.json")))
@@ -152,3 +159,95 @@ cuda = "not loadable" if seen.get("cuda_device_count") is None else f"{seen['cud
 print(f"PASS{' (DRY RUN: inventory from RRA_GPU_INVENTORY, no real GPU checked)' if dry else ''}: "
       f"{len(host['gpus'])} GPU(s) recorded, launcher got CUDA_VISIBLE_DEVICES={visible}, CUDA driver: {cuda}")
 EOF
+
+# Part 2: two GPU tasks at once through the benchmark's local executor (rra bench reproduce -j 2).
+# One task whose launcher needs 1 GPU, attempted twice: with two or more GPUs both attempts run
+# side by side and must get different devices (each run record's `gpus`, the CUDA_VISIBLE_DEVICES
+# each launcher saw); with one GPU the second waits for the first.
+bench=$tmp/bench
+mkdir -p "$bench/art"
+cat > "$bench/art/hold.py" <<'PYEOF'
+import json, os, time
+visible = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+print(f"CUDA_VISIBLE_DEVICES={visible}", flush=True)
+started = time.time()
+time.sleep(4)  # long enough for the other attempt to start meanwhile
+os.makedirs("out", exist_ok=True)
+with open("out/hold.json", "w") as f:
+    json.dump({"visible": visible, "devices": len([d for d in visible.split(",") if d]),
+               "started": started, "ended": time.time()}, f)
+PYEOF
+"$py" - "$bench" <<'PYEOF'
+import json, os, sys
+bench = sys.argv[1]
+manifest = {
+    "rra_version": "1.0", "id": "gpu-check-bench", "title": "Two GPU tasks at once",
+    "paper": {"title": "GPU check", "authors": [{"name": "rra"}]},
+    "code": {"license": "MIT", "tree": {"path": "."}},
+    "environment": {"interpreter": {"version": "%d.%d" % sys.version_info[:2]},
+                    "hardware": {"accelerators": [{"vendor": "nvidia", "model": "any", "count": 1}]},
+                    "cuda": {"min_version": "11.0"}},
+    "launchers": [{"id": "hold", "argv": ["python", "hold.py"], "stochastic": False,
+                   "resources": {"gpus": 1, "timeout_s": 120, "expected_runtime_s": 4},
+                   "outputs": [{"id": "hold", "path": "out/hold.json", "format": "json"}]}],
+    "claims": [{"id": "devices", "paper_location": {"table": "1"}, "launcher": "hold",
+                "metric": {"name": "devices", "unit": "", "direction": "higher"},
+                "extract": {"output": "hold", "json_pointer": "/devices"},
+                "reported": {"value": 1, "precision": 0},
+                "reference": {"observations": [
+                    {"value": 1, "seed": s, "fingerprint": {"hardware": "any GPU", "software": "rra"}}
+                    for s in range(3)]}}],
+}
+with open(os.path.join(bench, "art", "rra.json"), "w") as f:
+    json.dump(manifest, f, indent=1)
+with open(os.path.join(bench, "tasks.json"), "w") as f:
+    json.dump({"bench_version": "1.0", "id": "gpu-check", "repeats": 2, "papers": [{"id": "gpu", "experiments": [
+        {"id": "e", "tasks": [{"id": "hold", "artifact": "art", "claim": "devices"}]}]}]}, f, indent=1)
+PYEOF
+echo
+echo "gpu-check: rra bench reproduce $bench/tasks.json -j 2 (two attempts of a 1-GPU task)"
+brc=0
+"$py" -m rra_tools bench reproduce "$bench/tasks.json" -o "$bench/out" -j 2 || brc=$?
+twin=0
+"$py" - "$bench" "$brc" <<'PYEOF' || twin=$?
+import glob, json, os, sys
+from datetime import datetime
+bench, rc = sys.argv[1], int(sys.argv[2])
+records = []
+for n in (1, 2):
+    found = glob.glob(os.path.join(bench, "out", "work", "gpu", "e", "hold", f"attempt-{n}", "runs", "hold", "*",
+                                   "record.json"))
+    if not found:
+        print(f"FAIL: attempt {n} left no run record (rra bench reproduce exited {rc})")
+        sys.exit(1)
+    with open(found[0]) as f:
+        records.append(json.load(f))
+
+
+def when(text):
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+spans = [(when(r["started"]), when(r["ended"])) for r in records]
+for n, (r, (a, b)) in enumerate(zip(records, spans), 1):
+    print(f"attempt {n}: gpus {r['gpus']}, CUDA_VISIBLE_DEVICES={r['environment'].get('CUDA_VISIBLE_DEVICES', '')!r}, "
+          f"{r['status']}, exit status {r['exit_status']}, ran {b - a:.1f} s")
+overlap = spans[0][0] < spans[1][1] and spans[1][0] < spans[0][1]
+gpus = records[0]["host"]["gpus"]
+problems = [f"attempt {n} did not succeed" for n, r in enumerate(records, 1)
+            if r["status"] != "completed" or r["exit_status"] != 0]
+problems += [f"attempt {n} was not given exactly one device" for n, r in enumerate(records, 1) if len(r["gpus"]) != 1]
+if overlap and records[0]["gpus"] == records[1]["gpus"]:
+    problems.append(f"the two attempts ran at the same time on the same device {records[0]['gpus']}")
+if len(gpus) >= 2 and not overlap:
+    problems.append(f"{len(gpus)} GPUs, yet the two attempts ran one after the other")
+if problems:
+    print("FAIL: " + "; ".join(problems))
+    sys.exit(1)
+dry = " (DRY RUN: inventory from RRA_GPU_INVENTORY)" if "RRA_GPU_INVENTORY" in os.environ else ""
+if overlap:
+    print(f"PASS{dry}: two tasks ran concurrently on distinct devices {records[0]['gpus']} and {records[1]['gpus']}")
+else:
+    print(f"PASS{dry}: one GPU, so the two tasks ran one after the other, each on device {records[0]['gpus']}")
+PYEOF
+if [[ $single -ne 0 || $twin -ne 0 ]]; then exit 1; fi

@@ -31,7 +31,11 @@ EXAMPLES = REPO / "examples"
 BROKEN = EXAMPLES / "broken"
 MANIFEST_NAMES = ("rra.yaml", "rra.yml", "rra.json")
 
-VALID = sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir() and p.name != "broken")
+# Every artifact: a directory of examples/ holding a manifest, and the bench demo's artifacts
+# (examples/bench-demo is a benchmark, not an artifact: tests/acceptance/test_bench_demo.py runs it).
+VALID = sorted([p.name for p in EXAMPLES.iterdir() if p.is_dir() and p.name not in ("broken", "bench-demo")]
+               + [f"bench-demo/artifacts/{p.name}" for p in (EXAMPLES / "bench-demo" / "artifacts").iterdir()
+                  if p.is_dir()])
 BROKEN_CASES = sorted(p.name for p in BROKEN.iterdir() if p.is_dir())
 
 
@@ -84,7 +88,7 @@ def describe(result: dict[str, Any]) -> str:
 
 
 def test_examples_are_discovered() -> None:
-    assert {"digits-logreg", "gpu-resnet-cifar"} <= set(VALID)
+    assert {"digits-logreg", "gpu-resnet-cifar", "bench-demo/artifacts/nbayes"} <= set(VALID)
     assert len(BROKEN_CASES) >= 20
 
 
@@ -109,8 +113,9 @@ def test_valid_example_has_zero_findings(name: str) -> None:
 @pytest.mark.parametrize("name", VALID)
 def test_valid_example_manifest_points_editors_at_the_schema(name: str) -> None:
     first = (EXAMPLES / name / "rra.yaml").read_text(encoding="utf-8").splitlines()[0]
-    assert first == "# yaml-language-server: $schema=../../schemas/rra-manifest-1.0.schema.json"
-    assert (EXAMPLES / name / "../../schemas/rra-manifest-1.0.schema.json").resolve().is_file()
+    up = "../" * (name.count("/") + 2)
+    assert first == f"# yaml-language-server: $schema={up}schemas/rra-manifest-1.0.schema.json"
+    assert (EXAMPLES / name / f"{up}schemas/rra-manifest-1.0.schema.json").resolve().is_file()
 
 
 # --------------------------------------------------------------------------------------
