@@ -10,11 +10,11 @@ acceptance intervals of their reference observations.
 - :mod:`.audit`: the auditor (finder, then refuter).
 """
 
-from .cells import BenchRun, collect_results, plan_run, run_cell, run_cells
+from .cells import BenchRun, collect_results, plan_run, run_benchmark, run_cell, run_cells
 from .errors import BenchError
 from .reproduce import reproduce
 from .score import score_submissions
 from .taskset import LoadedTaskSet, load_taskset
 
 __all__ = ["BenchError", "BenchRun", "LoadedTaskSet", "collect_results", "load_taskset", "plan_run", "reproduce",
-           "run_cell", "run_cells", "score_submissions"]
+           "run_benchmark", "run_cell", "run_cells", "score_submissions"]

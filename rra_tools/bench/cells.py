@@ -13,9 +13,10 @@
 4. its submission (``workspace/submission.json``) read, its usage checked against the cost limit,
    the value audited (:mod:`.audit`) and scored (:mod:`.scoring`).
 
-The result is also written to ``<out>/cells/<cell key>/result.json``. :func:`run_cells` runs cells
-one after another; an executor may call :func:`run_cell` from several threads (each cell has
-its own directory), passing the GPUs it assigned and its stop event.
+The result is also written to ``<out>/cells/<cell key>/result.json``. :func:`run_benchmark` runs
+the cells on the local executor (:mod:`.executor`: concurrency, GPU slots, resumption), which
+calls :func:`run_cell` from its worker threads (each cell has its own directory) with the GPUs
+it locked and its stop event; :func:`run_cells` is a plain loop in the caller's thread.
 """
 
 from __future__ import annotations
@@ -43,17 +44,21 @@ from ..model.bench_results import (
     TaskResult,
 )
 from ..model.taskset import CodeCondition
+from ..run.gpus import GpuInfo
+from ..run.gpus import inventory as gpu_inventory
 from ..run.plan import find_launcher
 from .audit import AuditContext, audit_submission
 from .errors import BenchError
-from .reproducer import start_reproducer
+from .executor import CellEvent, CellSlot, execute
+from .executor import CellResult as ExecutorResult
+from .reproducer import kill_leftover, start_reproducer
 from .scoring import group_totals, score_value, totals
 from .submissions import read_submission
 from .taskset import LoadedTaskSet, ResolvedTask
 from .workspace import SUBMISSION_NAME, FileState, leaks, prepare_workspace, raw_source, reference_pattern, snapshot
 
 __all__ = ["ATTEMPT_NAME", "BenchRun", "Cell", "CellResult", "OnCell", "PreparedCell", "collect_results",
-           "honeypot_values", "judge_cell", "plan_run", "prepare_cell", "run_cell", "run_cells"]
+           "honeypot_values", "judge_cell", "plan_run", "prepare_cell", "run_benchmark", "run_cell", "run_cells"]
 
 #: The file beside a cell's workspace that records the attempt's window, snapshot and decoys.
 ATTEMPT_NAME = "attempt.json"
@@ -159,7 +164,10 @@ def prepare_cell(cell: Cell, bench: BenchRun) -> PreparedCell | CellResult:
     workspace = directory / "workspace"
     rel_ws = workspace.relative_to(bench.out).as_posix()
     if directory.exists():
-        shutil.rmtree(directory)  # an interrupted earlier try of this cell: start it afresh
+        # An earlier try of this cell that did not finish (the evaluator was killed): stop what it
+        # left running, so nothing writes into the new workspace, and start afresh.
+        kill_leftover(directory, workspace)
+        shutil.rmtree(directory)
     directory.mkdir(parents=True)
     try:
         prepare_workspace(bench.taskset, task, str(cell.condition), workspace, bench.out / ".cache" / "raw")
@@ -223,7 +231,7 @@ def judge_cell(cell: Cell, bench: BenchRun, prepared: PreparedCell, started: flo
 
 
 def run_cell(cell: Cell, bench: BenchRun, *, gpus: Sequence[int] | None = None,
-             stop: threading.Event | None = None) -> CellResult:
+             stop: threading.Event | None = None, memory_limit_mib: int | None = None) -> CellResult:
     """Run one cell (see the module docstring) and return its result; BenchError only for a cell
     that is not of this benchmark. ``gpus``: the devices an executor assigned (CUDA_VISIBLE_DEVICES);
     ``stop``: set to interrupt the reproducer (the cell is then an infrastructure failure)."""
@@ -232,7 +240,8 @@ def run_cell(cell: Cell, bench: BenchRun, *, gpus: Sequence[int] | None = None,
         return prepared
     limits = bench.taskset.model.limits
     ended = start_reproducer(bench.reproducers[cell.reproducer], prepared.workspace,
-                             _env(bench, cell, prepared.workspace, gpus), prepared.directory, limits.wall_clock_s, stop)
+                             _env(bench, cell, prepared.workspace, gpus), prepared.directory, limits.wall_clock_s, stop,
+                             memory_limit_mib)
     common: dict[str, object] = {"wall_s": round(ended.wall_s, 6), "exit_status": ended.exit_status}
     if ended.stopped is not None:
         kind = InfrastructureKind.TIMEOUT if ended.stopped == "timeout" else InfrastructureKind.INTERRUPTED
@@ -257,18 +266,86 @@ def _store(directory: Path, result: CellResult) -> CellResult:
 
 def run_cells(bench: BenchRun, cells: Iterable[Cell] | None = None, on_cell: OnCell | None = None,
               stop: threading.Event | None = None) -> list[CellResult]:
-    """Run ``cells`` (default: every cell) one after another. Once ``stop`` is set, the cells not
-    started are infrastructure failures (interrupted before it started): none is dropped."""
+    """Run ``cells`` (default: every cell) one after another, in this thread, without keeping any
+    state (the library's simplest loop; :func:`run_benchmark` is the executor). Once ``stop`` is
+    set, the cells not started are infrastructure failures (interrupted before it started)."""
     results = []
     for cell in bench.cells() if cells is None else cells:
         if stop is not None and stop.is_set():
-            result = _result(cell, AttemptState.INFRASTRUCTURE_FAILURE, "interrupted before it started",
-                             infrastructure=InfrastructureKind.INTERRUPTED)
+            result = _not_started(cell)
         else:
             result = run_cell(cell, bench, stop=stop)
         results.append(result)
         if on_cell is not None:
             on_cell(result)
+    return results
+
+
+def _not_started(cell: Cell) -> CellResult:
+    return _result(cell, AttemptState.INFRASTRUCTURE_FAILURE, "interrupted before it started",
+                   infrastructure=InfrastructureKind.INTERRUPTED)
+
+
+def _identity(bench: BenchRun) -> dict[str, object]:
+    """What a resumed benchmark must share with the one it continues."""
+    model = bench.taskset.model
+    return {"taskset": model.id, "taskset_sha256": hashlib.sha256(bench.taskset.path.read_bytes()).hexdigest(),
+            "repeats": model.repeats, "conditions": [str(c) for c in model.conditions],
+            "reproducers": dict(sorted(bench.reproducers.items()))}
+
+
+def run_benchmark(bench: BenchRun, *, jobs: int | None = None, memory_limit_mib: int | None = None,
+                  gpus: Sequence[GpuInfo] | None = None, on_event: Callable[[CellEvent], None] | None = None,
+                  on_cell: OnCell | None = None, stop: threading.Event | None = None) -> list[CellResult]:
+    """Run every cell on the local executor (:func:`rra_tools.bench.executor.execute`): up to ``jobs``
+    at once, each with the GPUs its task's launcher asks for (CUDA_VISIBLE_DEVICES of the
+    reproducer), CPU-only ones under ``memory_limit_mib``; each finished cell kept in
+    ``<out>/state/``, so that running the same benchmark again resumes it (a cell killed mid-run
+    runs again from a fresh workspace and is marked ``restarted``). BenchError when ``<out>``
+    holds another benchmark. Cells a signal interrupted or that never started are infrastructure
+    failures (interrupted) here, and run when the benchmark is resumed."""
+    out = bench.out
+    identity = _identity(bench)
+    saved = out / "state" / "benchmark.json"
+    if (out / "cells").exists():
+        try:
+            before = json.loads(saved.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            before = None
+        if before != identity:
+            raise BenchError(f"{str(out / 'cells')!r} already exists and holds another benchmark; give an output "
+                             "directory of a new benchmark", "use -o with a new directory")
+    (out / "state").mkdir(parents=True, exist_ok=True)
+    write_atomic(saved, (json.dumps(identity, indent=1) + "\n").encode())
+    cells = bench.cells()
+    interrupted: dict[str, CellResult] = {}
+
+    def run_one(cell: Cell, slot: CellSlot) -> ExecutorResult:
+        result = run_cell(cell, bench, gpus=[g.index for g in slot.devices], stop=slot.stop,
+                          memory_limit_mib=slot.memory_limit_mib)
+        if slot.restarted:
+            result = result.model_copy(update={"restarted": slot.restarted})
+            _store(bench.cell_dir(cell), result)
+        stopped = result.infrastructure == InfrastructureKind.INTERRUPTED.value
+        return ExecutorResult(result.model_dump(mode="json", exclude_none=True), final=not stopped)
+
+    def progress(event: CellEvent) -> None:
+        if event.kind == "interrupted" and event.data is not None:
+            interrupted[event.key] = CellResult.model_validate(event.data)
+        if on_event is not None:
+            on_event(event)
+        if on_cell is not None and event.data is not None and event.kind in ("finished", "resumed"):
+            on_cell(CellResult.model_validate(event.data))
+
+    inventory = list(gpus) if gpus is not None else (gpu_inventory() if any(c.gpus for c in cells) else [])
+    finished = execute(cells, run_one, out / "state", gpus=inventory, max_workers=jobs,
+                       memory_limit_mib=memory_limit_mib, progress=progress, stop=stop)
+    results = []
+    for cell in cells:
+        if cell.key in finished:
+            results.append(CellResult.model_validate(finished[cell.key].data))
+        else:
+            results.append(interrupted.get(cell.key) or _not_started(cell))
     return results
 
 

@@ -16,7 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["GRACE_S", "ReproducerExit", "start_reproducer"]
+__all__ = ["GRACE_S", "PGID_NAME", "ReproducerExit", "kill_leftover", "start_reproducer"]
+
+#: The file (beside the workspace) that names a running reproducer's process group, so that a
+#: benchmark resumed after the evaluator was killed can stop a reproducer it left behind.
+PGID_NAME = "reproducer.pgid"
 
 #: Seconds between SIGTERM and SIGKILL when a reproducer is stopped.
 GRACE_S = 5.0
@@ -55,14 +59,22 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 def start_reproducer(command: str, workspace: Path, env: Mapping[str, str], logs: Path, limit_s: float,
-                     stop: threading.Event | None = None) -> ReproducerExit:
+                     stop: threading.Event | None = None, memory_limit_mib: int | None = None) -> ReproducerExit:
     """Run ``command`` in ``workspace`` with ``env``; stdout and stderr go to ``logs``/reproducer.*.log
-    (outside the workspace). Stopped (process group killed) after ``limit_s`` or when ``stop`` is set."""
+    (outside the workspace). Stopped (process group killed) after ``limit_s`` or when ``stop`` is set.
+    ``memory_limit_mib`` limits the address space of the command and everything it starts (the
+    shell's ``ulimit -v``: set in the child itself, since a preexec function is unsafe while the
+    executor's threads run)."""
     logs.mkdir(parents=True, exist_ok=True)
     with open(logs / "reproducer.stdout.log", "wb") as out, open(logs / "reproducer.stderr.log", "wb") as err:
         started = time.time()
-        proc = subprocess.Popen(["sh", "-c", command], cwd=workspace, env=dict(env), stdin=subprocess.DEVNULL,
+        argv = ["sh", "-c", command]
+        if memory_limit_mib is not None:
+            argv = ["sh", "-c", f'ulimit -v {int(memory_limit_mib) * 1024} || exit 125; exec sh -c "$1"', "sh",
+                    command]
+        proc = subprocess.Popen(argv, cwd=workspace, env=dict(env), stdin=subprocess.DEVNULL,
                                 stdout=out, stderr=err, start_new_session=True, close_fds=True)
+        (logs / PGID_NAME).write_text(f"{proc.pid}\n", encoding="ascii")
         deadline = time.monotonic() + limit_s
         stopped: str | None = None
         while True:
@@ -81,4 +93,20 @@ def start_reproducer(command: str, workspace: Path, env: Mapping[str, str], logs
         ended = time.time()
         # Whatever the command left running in its group goes too.
         _kill_group(proc.pid, signal.SIGKILL)
+        (logs / PGID_NAME).unlink(missing_ok=True)
     return ReproducerExit(proc.returncode, stopped, started, ended)
+
+
+def kill_leftover(logs: Path, workspace: Path) -> bool:
+    """Kill the process group of a reproducer that an earlier, killed evaluator left running in
+    ``workspace`` (named by ``logs``/reproducer.pgid); True when one was found. The group is
+    killed only while its leader still works in that workspace, so a reused process id is safe."""
+    try:
+        pgid = int((logs / PGID_NAME).read_text(encoding="ascii"))
+        cwd = os.readlink(f"/proc/{pgid}/cwd")
+    except (OSError, ValueError):
+        return False
+    if os.path.realpath(cwd) != os.path.realpath(workspace):
+        return False
+    _kill_group(pgid, signal.SIGKILL)
+    return True

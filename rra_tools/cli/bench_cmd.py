@@ -196,10 +196,14 @@ def report_command(results: str, output: str | None, seed: int, resamples: int) 
 @click.option("--condition", "conditions", multiple=True, type=click.Choice(["raw", "refined"]),
               help="Run only these conditions (repeatable; default: the task set's).")
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False),
-              help="Benchmark directory: cells/<key>/ (workspace, logs, result) and results.json "
+              help="Benchmark directory: cells/<key>/ (workspace, logs, result), state/ and results.json "
               "(default: bench-<task set id>).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Cells run at once (default: the number of CPU cores); GPU cells also wait for free devices.")
+@click.option("--memory-limit", "memory_limit", type=click.IntRange(min=16), default=None, metavar="MIB",
+              help="Address-space limit of each CPU-only cell's reproducer, MiB (ulimit -v).")
 def run_command(taskset: str, reproducers: tuple[str, ...], references: str | None, conditions: tuple[str, ...],
-                output: str | None) -> None:
+                output: str | None, jobs: int | None, memory_limit: int | None) -> None:
     """Hand each task to each reproducer, under each condition, 'repeats' times.
 
     Each cell (task x condition x reproducer x repeat) gets a fresh workspace holding the raw code
@@ -207,12 +211,13 @@ def run_command(taskset: str, reproducers: tuple[str, ...], references: str | No
     reference value. The reproducer runs there within the task set's limits and writes
     submission.json (schemas/rra-submission-1.0.schema.json); each value is audited and scored:
     success, outside_interval, missing_value, parse_failure, audit_violation or
-    infrastructure_failure. Writes OUTPUT/results.json and prints a summary.
+    infrastructure_failure. Writes OUTPUT/results.json and prints a summary. Finished cells are
+    kept in OUTPUT/state/: run the same command again after an interruption and only the cells
+    without a result run.
     """
-    import threading
     from pathlib import Path
 
-    from ..bench import collect_results, load_taskset, plan_run, run_cells
+    from ..bench import collect_results, load_taskset, plan_run, run_benchmark
 
     parsed = _reproducers(reproducers)
     loaded = load_taskset(taskset, references)
@@ -221,20 +226,24 @@ def run_command(taskset: str, reproducers: tuple[str, ...], references: str | No
                               loaded.tasks)
     out = Path(output if output is not None else f"bench-{loaded.model.id}")
     plan = plan_run(loaded, out, parsed)
-    stop = threading.Event()
+    resumed: set[str] = set()
+
+    def on_event(event: CellEvent) -> None:
+        if event.kind == "resumed":
+            resumed.add(event.key)
+        elif event.kind == "started":
+            gpus = f" on GPU {','.join(map(str, event.devices))}" if event.devices else ""
+            again = f" (again: it was killed mid-run {event.restarted} time(s))" if event.restarted else ""
+            click.echo(f"[{event.done}/{event.total}] {event.key}: started{gpus}{again}", err=True)
+        elif event.kind == "interrupted":
+            click.echo(f"[{event.done}/{event.total}] {event.key}: interrupted (it runs again on resume)", err=True)
 
     def progress(result: CellResult) -> None:
         value = "" if result.value is None else f" {result.value:.6g}"
-        click.echo(f"{result.cell.key}: {result.state}{value}", err=True)
+        done = " (finished earlier)" if result.cell.key in resumed else ""
+        click.echo(f"{result.cell.key}: {result.state}{value}{done}", err=True)
 
-    import signal
-
-    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        cells = run_cells(plan, on_cell=progress, stop=stop)
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    cells = run_benchmark(plan, jobs=jobs, memory_limit_mib=memory_limit, on_event=on_event, on_cell=progress)
     results = collect_results(loaded, cells, "run")
     path = plan.out / "results.json"
     _write_results(results, path)

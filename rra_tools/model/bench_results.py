@@ -179,6 +179,9 @@ class CellResult(RRAModel):
     exit_status: int | None = Field(default=None, description="The reproducer's exit status (negative: signal).")
     workspace: str | None = Field(default=None, description="The cell's workspace, relative to the benchmark "
                                   "directory.")
+    restarted: int | None = Field(
+        default=None, ge=1, description="Times this cell was started before and did not finish (the benchmark "
+        "was killed while it ran): it was run again from a fresh workspace.")
     submission: str | None = Field(default=None, description="The submission read, relative to the benchmark "
                                    "directory (or as given to 'rra bench score').")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from rra_tools.model.bench_results import BenchResults
 from rra_tools.model.schema import generated_schemas
 
 from ..bench_tiny import EXACT_REFS, VARIABLE_REFS, reproducer_commands, tiny_artifact, tiny_taskset
-from ..rra_cli import rra
+from ..rra_cli import rra, rra_command
 
 
 def _schema(name: str) -> jsonschema.Draft202012Validator:
@@ -204,3 +205,43 @@ def test_usage_errors(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"error: references file {str(other)!r} belongs to task set 'other', "
                                   "not 'tiny-bench'")
+
+
+def test_killed_benchmark_resumes_and_stops_what_it_left(tmp_path: Path) -> None:
+    tiny_artifact(tmp_path / "tiny")
+    taskset, references = tiny_taskset(tmp_path, repeats=1, conditions=["refined"])
+    typist = reproducer_commands(tmp_path, tmp_path / "unused.json")["typist"]
+    out = tmp_path / "out"
+    marker = tmp_path / "resumed"
+    # Before the resume the reproducer hangs; after it, it types at once: the hanging one must be
+    # killed by the resumed benchmark, or it would still be asleep when the test looks.
+    args = [str(taskset), "--references", str(references), "-o", str(out), "-j", "1",
+            "--reproducer", f"slow=if [ -e {marker} ]; then {typist}; else sleep 120; fi"]
+    first = out / "cells" / "p/t1/var/refined/slow/1"
+    proc = subprocess.Popen([*rra_command(), "bench", "run", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not (first / "reproducer.pgid").exists():
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    proc.kill()  # the evaluator dies; its reproducer (another session) keeps running
+    proc.wait()
+    leftover = int((first / "reproducer.pgid").read_text())
+    marker.touch()
+    resumed = rra("bench", "run", *args)
+    assert resumed.returncode == 0, resumed.stderr
+    # The orphan was stopped before the cell ran again in a fresh workspace.
+    status = Path(f"/proc/{leftover}/status")
+    assert not status.exists() or "\nState:\tZ" in status.read_text()
+    results = BenchResults.model_validate_json((out / "results.json").read_text())
+    got = {c.cell.key: (c.state, c.restarted) for c in results.cells}
+    assert got == {"p/t1/var/refined/slow/1": ("audit_violation", 1),
+                   "p/t1/exact/refined/slow/1": ("audit_violation", None)}
+    assert "(again: it was killed mid-run 1 time(s))" in resumed.stderr
+    again = rra("bench", "run", *args)
+    assert again.returncode == 0, again.stderr
+    assert again.stderr.count("(finished earlier)") == 2 and "started" not in again.stderr
+    other = rra("bench", "run", str(taskset), "--references", str(references), "-o", str(out),
+                "--reproducer", "other=true")
+    assert other.returncode == 2
+    assert other.stderr.startswith(f"error: {str(out / 'cells')!r} already exists and holds another benchmark")
