@@ -126,10 +126,10 @@ def checked_manifest(manifest_path: Path, raw: bytes) -> tuple[dict[str, Any], s
         where = f"{manifest_path}:{p.line}:{p.column}" if p.line is not None else f"{manifest_path}"
         raise ArtifactError(f"{where}: {p.message}") from None
     data = loaded.data
-    from .limits import out_of_range_integers
+    from .limits import has_out_of_range_integer
 
     # The compiled validator reads an integer beyond 64 bits as a float and may accept it.
-    if next(out_of_range_integers(data), None) is not None or compiled_is_valid(data) is not True:
+    if has_out_of_range_integer(data) or compiled_is_valid(data) is not True:
         problem = _schema_problem(data)
         if problem is not None:
             message, where, count = problem

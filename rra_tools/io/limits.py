@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-__all__ = ["INT_MAX", "INT_MIN", "MAX_DEPTH", "MAX_MANIFEST_BYTES", "MAX_NODES", "out_of_range_integers", "out_of_range_message"]
+__all__ = ["INT_MAX", "INT_MIN", "MAX_DEPTH", "MAX_MANIFEST_BYTES", "MAX_NODES", "has_out_of_range_integer", "out_of_range_integers", "out_of_range_message"]
 
 #: Largest manifest file read, in bytes (16 MiB): 10,000 launchers and 10,000 claims with five
 #: observations each come to about 15 MiB of compact JSON.
@@ -21,6 +21,39 @@ MAX_DEPTH = 64
 #: implementation holds them exactly (JSON parsers that read numbers as binary64 do not: write
 #: seeds above 2^53 as they are, and they still fit).
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+
+
+def has_out_of_range_integer(data: Any) -> bool:
+    """Whether :func:`out_of_range_integers` would find one; a quick answer for large documents
+    (level by level, exact types first: parsed documents hold plain ``dict``, ``list`` and ``int``).
+
+    >>> has_out_of_range_integer({"a": [1, {"b": -2**63 - 1}]}), has_out_of_range_integer([2**63 - 1, True])
+    (True, False)
+    """
+    level = [data]
+    while level:
+        below: list[Any] = []
+        for node in level:
+            if type(node) is dict:
+                children: Any = node.values()
+            elif type(node) is list:
+                children = node
+            else:  # the root, or a container of another type: the general walk decides
+                return next(out_of_range_integers(node), None) is not None
+            for child in children:
+                kind = type(child)
+                if kind is str or kind is float or kind is bool or child is None:
+                    continue  # most values
+                if kind is int:
+                    if not INT_MIN <= child <= INT_MAX:
+                        return True
+                elif kind is dict or kind is list:
+                    below.append(child)
+                elif isinstance(child, (int, Mapping, list)) and \
+                        next(out_of_range_integers(child), None) is not None:
+                    return True  # a subclass (never made by the readers): the general walk
+        level = below
+    return False
 
 
 def out_of_range_integers(data: Any) -> Iterator[tuple[tuple[str | int, ...], int]]:

@@ -7,6 +7,7 @@ record against its schema for a few milliseconds of start-up.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from functools import cache
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 from .. import FORMAT_VERSIONS
 from ..errors import ExitStatus, RRAError
 
-__all__ = ["SchemaNotFound", "compiled_is_valid", "import_jsonschema_lean", "load_schema", "schema_bytes", "schema_path"]
+__all__ = ["SchemaNotFound", "compiled_is_valid", "compiled_loaded", "import_jsonschema_lean", "load_schema", "schema_bytes", "schema_path"]
 
 
 class SchemaNotFound(RRAError):
@@ -56,6 +57,12 @@ def _compiled(name: str) -> Any | None:
     return jsonschema_rs.validator_for(load_schema(name))
 
 
+def compiled_loaded() -> bool:
+    """Whether the compiled validator is imported in this process already (asking it about a
+    small document then costs less than importing jsonschema; importing it, more)."""
+    return "jsonschema_rs" in sys.modules
+
+
 def compiled_is_valid(data: Any, name: str = "manifest") -> bool | None:
     """The compiled validator's verdict on ``data`` against schema ``name``; None when it is
     unavailable or cannot read the data (e.g. an integer beyond 64 bits, a non-finite number,
@@ -86,8 +93,6 @@ _IMPORT_LOCK = threading.Lock()
 
 def import_jsonschema_lean() -> Any:
     """Import jsonschema without the format-checking modules the validator does not use."""
-    import sys
-
     with _IMPORT_LOCK:
         if "jsonschema" in sys.modules:
             return sys.modules["jsonschema"]

@@ -11,8 +11,8 @@ from typing import Any
 
 from .. import SPEC_VERSION
 from ..io.schemas import SchemaNotFound, import_jsonschema_lean, load_schema, schema_path
-from ..io.limits import INT_MAX, INT_MIN, out_of_range_integers, out_of_range_message
-from ..io.schemas import compiled_is_valid
+from ..io.limits import INT_MAX, INT_MIN, has_out_of_range_integer, out_of_range_integers, out_of_range_message
+from ..io.schemas import compiled_is_valid, compiled_loaded
 from .context import Finding, Pointer
 from .diagnostics import Severity
 
@@ -112,7 +112,12 @@ def check_schema(data: Any, values: int = 0) -> Iterator[Finding]:
         version = declared_version(data)
         if version is not None and _newest_field_version() > version:
             yield from _newer_fields(manifest_schema(), manifest_schema(), data, (), version)
-    if values >= FAST_PATH_MIN_VALUES and compiled_is_valid(data):
+    # The compiled validator reads an integer beyond 64 bits as a float and may accept it: its
+    # "valid" counts only for a document without one (RRA114 is reported below otherwise). It
+    # is asked when the document is large or the validator is loaded already (rra run's check of
+    # a manifest): then it costs less than importing jsonschema.
+    if (values >= FAST_PATH_MIN_VALUES or compiled_loaded()) and not has_out_of_range_integer(data) and \
+            compiled_is_valid(data):
         return
     huge = list(out_of_range_integers(data))
     yield from (Finding("RRA114", out_of_range_message(value), path) for path, value in huge)

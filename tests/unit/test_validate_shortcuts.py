@@ -7,7 +7,10 @@ Three checks skip work on documents that cannot hold a finding:
 - RRA214 (placeholder text) is ruled out by one substring search of the source text when the
   text holds no placeholder word and no backslash (``Context.may_contain``);
 - JSON integers are read by Python's own ``int`` (the decoder's fast path) where it agrees
-  with :func:`rra_tools.io.scalars.to_int`.
+  with :func:`rra_tools.io.scalars.to_int`;
+- the compiled schema pre-check (jsonschema-rs) is trusted only for documents without an
+  integer beyond 64 bits, which it reads as a float and accepts (``has_out_of_range_integer``),
+  and is asked about small documents too once it is loaded (``rra run``'s check).
 
 Each is compared here with the straightforward version, over every conformance case, every
 example and generated documents around the edges (escapes, extensions, newer fields anywhere).
@@ -241,3 +244,64 @@ def test_json_integers_under_any_digit_limit(limit: int) -> None:
         sys.set_int_max_str_digits(before)
     stand_in = 10 ** (MAX_DECIMAL_DIGITS - 1)
     assert data == {"a": stand_in, "b": -stand_in, "c": [1, -2, 0, 2**63]}
+
+
+# Integers beyond 64 bits and the compiled pre-check ------------------------------------------
+
+
+def _big_manifest_text(huge: int) -> str:
+    # A valid manifest of more than FAST_PATH_MIN_VALUES values (the compiled pre-check runs).
+    from rra_tools.validate.schema_layer import FAST_PATH_MIN_VALUES
+
+    doc = parse_document((ROOT / "examples" / "digits-logreg" / "rra.yaml").read_text()).data
+    doc["x-sweep"] = {"values": list(range(FAST_PATH_MIN_VALUES))}
+    doc["launchers"][0]["resources"]["timeout_s"] = huge
+    doc["x-build"] = -huge - 1
+    import json as _json
+
+    return _json.dumps(doc)
+
+
+@pytest.mark.parametrize("huge", [2**63, 2**64 + 1, 10**30])
+def test_integers_beyond_64_bits_in_a_large_manifest(huge: int) -> None:
+    # jsonschema-rs reads such an integer as a float and accepts it: its "valid" must not hide
+    # RRA114 (it did for documents of 20,000 values or more).
+    from rra_tools.validate.api import validate_bytes
+
+    result = validate_bytes(_big_manifest_text(huge).encode(), name="rra.json")
+    assert [(d.code, d.pointer) for d in result.diagnostics if d.code == "RRA114"] == [
+        ("RRA114", "/launchers/0/resources/timeout_s"), ("RRA114", "/x-build")]
+
+
+def test_small_manifest_once_the_compiled_validator_is_loaded() -> None:
+    # rra run has loaded the compiled validator when it checks a manifest's own errors; the
+    # schema layer then asks it first (no jsonschema import for a valid manifest) and must still
+    # report what jsonschema reports.
+    from rra_tools.io.schemas import compiled_is_valid, compiled_loaded
+    from rra_tools.validate.api import validate_bytes
+
+    assert compiled_is_valid({}) is False and compiled_loaded()
+    doc = parse_document((ROOT / "examples" / "digits-logreg" / "rra.yaml").read_text()).data
+    doc["launchers"][0]["resources"]["timeout_s"] = 2**63
+    found = [(d.code, d.pointer) for d in validate_bytes(json_text(doc), name="rra.json").diagnostics]
+    assert ("RRA114", "/launchers/0/resources/timeout_s") in found
+    doc["launchers"][0]["resources"]["timeout_s"] = "soon"
+    found = [(d.code, d.pointer) for d in validate_bytes(json_text(doc), name="rra.json").diagnostics]
+    assert ("RRA112", "/launchers/0/resources/timeout_s") in found
+
+
+def json_text(doc: Any) -> bytes:
+    import json as _json
+
+    return _json.dumps(doc).encode()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.one_of(st.integers(), st.booleans(), st.none(), st.text(max_size=3), st.floats()),
+                    lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                            st.dictionaries(st.text(max_size=3), inner, max_size=4)),
+                    max_leaves=30))
+def test_has_out_of_range_integer_as_the_walk(data: Any) -> None:
+    from rra_tools.io.limits import has_out_of_range_integer, out_of_range_integers
+
+    assert has_out_of_range_integer(data) == (next(out_of_range_integers(data), None) is not None)
