@@ -30,6 +30,9 @@ class ExitStatus(IntEnum):
     FINDINGS = 1
     #: A usage error, or an input that cannot be read or used at all.
     USAGE = 2
+    #: Stopped, not failed: the command needs a decision nobody has made yet (``rra build``
+    #: without an agent) and says what to do next; run it again once that is done.
+    STOPPED = 3
 
 
 class RRAError(Exception):

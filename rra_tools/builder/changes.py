@@ -61,9 +61,12 @@ class SeriesMismatch(RRAError):
 
     exit_status = ExitStatus.FAILED
 
-    def __init__(self, message: str, hint: str | None = None) -> None:
+    def __init__(self, message: str, hint: str | None = None, differences: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.hint = hint
+        #: The differing paths, each with why (``train.py (content differs)``), when the series
+        #: applies but does not give the artifact's code; empty for the other mismatches.
+        self.differences = list(differences)
 
 
 @dataclass(frozen=True)
@@ -260,5 +263,6 @@ def verify_series(artifact_dir: str | Path) -> Verification:
         raise SeriesMismatch(f"the patch series does not reproduce the artifact's code: tree digest {expected} "
                              f"(upstream + {len(series)} patch(es)) differs from {actual} (artifact); differing "
                              f"path(s): {shown}{more}",
-                             "record the remaining change with 'rra change record', or undo the edit")
+                             "record the remaining change with 'rra change record', or undo the edit",
+                             [describe(p) for p in differences])
     return result

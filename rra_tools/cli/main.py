@@ -175,6 +175,9 @@ cli.add_command(guide_command)
 from .review_cmd import review as review_command  # noqa: E402
 
 cli.add_command(review_command)
+from .build_cmd import build_command  # noqa: E402
+
+cli.add_command(build_command)
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -90,6 +90,7 @@ def render_schema(schema: dict[str, Any]) -> str:
 def generated_schemas() -> dict[str, str]:
     """Map each published schema's file name to its generated text: the current version of each
     format. Released versions stay committed as they were (frozen), and are not generated."""
+    from .agent import AgentAnswer, AgentRequest
     from .bench_report import BenchReport
     from .bench_results import BenchResults
     from .conformance import CaseFile
@@ -105,7 +106,7 @@ def generated_schemas() -> dict[str, str]:
         (Manifest, "manifest"), (Report, "report"), (CaseFile, "conformance"),
         (RunRecord, "run-record"), (TaskSet, "taskset"), (BenchResults, "bench-results"),
         (TaskReferences, "bench-references"), (Submission, "submission"), (ReviewReport, "review"),
-        (BenchReport, "bench-report"))
+        (BenchReport, "bench-report"), (AgentRequest, "agent-request"), (AgentAnswer, "agent-answer"))
     for model, name in models:
         out[f"rra-{name}-{FORMAT_VERSIONS[name]}.schema.json"] = render_schema(schema_for(model, name))
     return out

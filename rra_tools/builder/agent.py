@@ -1,0 +1,177 @@
+"""Decisions of ``rra build``: request files, the ``--agent CMD`` hook, and answer files.
+
+At a decision point the builder writes an :class:`~rra_tools.model.agent.AgentRequest` to
+``.rra/build/decisions/<id>.request.json``. Then:
+
+- an answer already at ``<id>.answer.json`` (written by a person, or left by an earlier agent
+  run) is used as it is;
+- else, with an agent command, the command runs as ``CMD... REQUEST_PATH`` in the current
+  directory (so that a relative path in ``CMD`` means what it meant to the user), with ``RRA_AGENT_REQUEST`` and ``RRA_AGENT_ANSWER`` naming both files in its
+  environment, and must write the answer file; its output goes to ``<id>.agent.log``;
+- else the build stops (:class:`DecisionNeeded`) and says what to do.
+
+Answers are validated against the published schema (through the pydantic model); a bad answer
+is an :class:`AnswerInvalid` naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ExitStatus, RRAError
+from ..io.atomic import write_atomic
+from ..model.agent import AgentAnswer, AgentRequest
+
+__all__ = ["AgentFailed", "Agent", "AnswerInvalid", "Asked", "DecisionNeeded", "decision_paths", "read_answer",
+           "slug"]
+
+#: Where the request and answer files of a build live, relative to the artifact.
+DECISIONS_DIR = ".rra/build/decisions"
+#: How much of the agent's output an error shows.
+_TAIL = 2000
+
+
+class DecisionNeeded(RRAError):
+    """The build stopped at a decision nobody answered; ``request`` and ``answer`` are the files,
+    ``todo`` says what to do by hand."""
+
+    exit_status = ExitStatus.STOPPED
+
+    def __init__(self, message: str, *, step: str, request: Path, answer: Path, todo: str) -> None:
+        super().__init__(message)
+        self.step = step
+        self.request = request
+        self.answer = answer
+        self.todo = todo
+        self.hint = f"{todo}; then run the build again"
+
+
+class AgentFailed(RRAError):
+    """The agent command could not be run, failed, or wrote no answer."""
+
+    exit_status = ExitStatus.FAILED
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+class AnswerInvalid(RRAError):
+    """An answer file is not a valid answer to its request; nothing of it was applied."""
+
+    exit_status = ExitStatus.FAILED
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint or "see docs/builder.md#the-agent-hook and schemas/rra-agent-answer-1.0.schema.json"
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of a decision id."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")[:120] or "decision"
+
+
+def decision_paths(root: Path, ident: str) -> tuple[Path, Path]:
+    """The request and answer files of decision ``ident``."""
+    folder = root / DECISIONS_DIR
+    return folder / f"{slug(ident)}.request.json", folder / f"{slug(ident)}.answer.json"
+
+
+def read_answer(path: Path, request: AgentRequest) -> AgentAnswer:
+    """The answer in ``path``, validated, and answering ``request``; AnswerInvalid otherwise."""
+    from pydantic import ValidationError
+
+    try:
+        data = json.loads(path.read_bytes())
+    except OSError as exc:
+        raise AnswerInvalid(f"answer {path}: cannot be read: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise AnswerInvalid(f"answer {path}: not JSON: {exc}") from None
+    try:
+        answer = AgentAnswer.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = "/".join(str(p) for p in first["loc"]) or "(the document)"
+        more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
+        raise AnswerInvalid(f"answer {path}: field '{where}': {first['msg']}{more}") from None
+    if answer.request != request.id:
+        raise AnswerInvalid(f"answer {path}: field 'request': {answer.request!r} is not the id of the request "
+                            f"it answers, {request.id!r}")
+    return answer
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One decision answered: the answer, where it came from, and how long it took."""
+
+    answer: AgentAnswer
+    #: 'agent' (the command ran), or 'file' (an answer file was already there).
+    source: str
+    wall_s: float
+
+
+class Agent:
+    """Asks decisions: from answer files already written, then from the agent command, if any."""
+
+    def __init__(self, command: str | None, *, timeout_s: float = 3600.0,
+                 progress: Callable[[str], None] | None = None) -> None:
+        self.argv = shlex.split(command) if command else None
+        if command is not None and not self.argv:
+            raise AgentFailed("--agent is empty: give the command that answers the builder's requests")
+        self.command = command
+        self.timeout_s = timeout_s
+        self.progress = progress or (lambda _: None)
+
+    def ask(self, root: Path, request: AgentRequest, todo: str) -> Asked:
+        """The answer to ``request`` (see the module docstring)."""
+        request_path, answer_path = decision_paths(root, request.id)
+        request_path.parent.mkdir(parents=True, exist_ok=True)
+        data = request.model_dump(mode="json", exclude_none=True)
+        write_atomic(request_path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+        started = time.monotonic()
+        if answer_path.is_file():
+            return Asked(read_answer(answer_path, request), "file", 0.0)
+        if self.argv is None:
+            raise DecisionNeeded(f"stopped at step '{request.step}': {request.question}",
+                                 step=request.step, request=request_path, answer=answer_path, todo=todo)
+        self.progress(f"asking the agent: {request.question}")
+        log = request_path.with_name(request_path.name.replace(".request.json", ".agent.log"))
+        env = {**os.environ, "RRA_AGENT_REQUEST": str(request_path), "RRA_AGENT_ANSWER": str(answer_path)}
+        try:
+            with open(log, "wb") as out:
+                done = subprocess.run([*self.argv, str(request_path)], env=env, stdin=subprocess.DEVNULL,
+                                      stdout=out, stderr=subprocess.STDOUT, timeout=self.timeout_s, check=False)
+        except FileNotFoundError:
+            raise AgentFailed(f"the agent command {self.argv[0]!r} was not found",
+                              "give --agent a command on PATH or a path to an executable") from None
+        except PermissionError:
+            raise AgentFailed(f"the agent command {self.argv[0]!r} is not executable") from None
+        except subprocess.TimeoutExpired:
+            raise AgentFailed(f"the agent did not answer {request_path} within {self.timeout_s:g} s; its output "
+                              f"is in {log}") from None
+        wall = time.monotonic() - started
+        if done.returncode != 0:
+            raise AgentFailed(f"the agent exited with status {done.returncode} on {request_path}:\n"
+                              f"{_tail(log)}", f"its whole output is in {log}")
+        if not answer_path.is_file():
+            raise AgentFailed(f"the agent exited 0 but wrote no answer to {answer_path}",
+                              "the agent writes its answer to the path in the request's 'answer' field "
+                              "(also in $RRA_AGENT_ANSWER)")
+        return Asked(read_answer(answer_path, request), "agent", wall)
+
+
+def _tail(path: Path) -> str:
+    try:
+        text = path.read_text("utf-8", "replace").strip()
+    except OSError:
+        return "(no output)"
+    return (text if len(text) <= _TAIL else "[...]\n" + text[-_TAIL:]) or "(no output)"
+

@@ -1,0 +1,107 @@
+"""``rra build RAW_REPO``: parse, call :mod:`rra_tools.builder.workflow`, render. Only click is
+imported at module level."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from ..builder.workflow import StepRecord
+
+__all__ = ["build_command"]
+
+
+@click.command("build")
+@click.argument("raw_repo", type=click.Path(file_okay=False))
+@click.option("-o", "--output", "artifact", metavar="ARTIFACT", type=click.Path(file_okay=False), default=None,
+              help="Artifact directory: RAW_REPO is cloned into it.  [default: RAW_REPO itself, in place]")
+@click.option("--agent", metavar="CMD", default=None,
+              help="Command that answers the build's decisions: run as 'CMD REQUEST_FILE', it writes the "
+              "answer file the request names.  [default: none; stop at the first decision]")
+@click.option("--agent-timeout", type=click.FloatRange(min=1), default=3600.0, show_default=True, metavar="SECONDS",
+              help="Longest the agent may take for one answer.")
+@click.option("--skip-lock", metavar="REASON", default=None,
+              help="Do not lock the environment, and record why (the artifact is then not 'available').")
+@click.option("--reference-runs", type=click.IntRange(min=0), default=3, show_default=True, metavar="N",
+              help="Runs of each claim's launcher recorded as reference observations (0: none).")
+@click.option("--max-repairs", type=click.IntRange(min=0), default=3, show_default=True, metavar="N",
+              help="Repairs asked per launcher (and for the lock) before the build gives up.")
+@click.option("--upstream", metavar="URL@COMMIT", default=None,
+              help="Upstream repository and full 40-hex commit, instead of git's remote 'origin' and HEAD.")
+@click.option("--id", "artifact_id", default=None, help="Artifact id.  [default: from RAW_REPO's directory name]")
+@click.option("--title", default=None, help="Artifact title.  [default: the paper's title, else the name]")
+def build_command(raw_repo: str, artifact: str | None, agent: str | None, agent_timeout: float,
+                  skip_lock: str | None, reference_runs: int, max_repairs: int, upstream: str | None,
+                  artifact_id: str | None, title: str | None) -> None:
+    """Build an artifact from a raw research repository: specify (draft rra.yaml), fill its
+    placeholders, confirm candidate claims, lock the environment, execute every launcher
+    (repairing failures, each repair recorded as a change), preserve (prove the patch series),
+    record reference observations, and write the guide.
+
+    Checkpoints: .rra/build/state.json in the artifact records each finished step; running the
+    same command again resumes, without redoing the steps whose inputs did not change.
+
+    Each decision (a placeholder, a candidate claim, a failing launcher or lock, an unexplained
+    change) is written as a request file (schemas/rra-agent-request-1.0.schema.json) and
+    answered by --agent CMD (schemas/rra-agent-answer-1.0.schema.json). Without an agent the
+    build stops at the first decision, says what to do, and exits with status 3.
+
+    At the end (and when it stops) it prints every step's wall time, decisions, and the tokens
+    and cost the agent reported. Exit status: 0 built, 1 failed, 2 usage error, 3 stopped at a
+    decision."""
+    import shlex
+    import sys
+    from pathlib import Path
+
+    from ..builder.agent import DecisionNeeded
+    from ..builder.workflow import BuildOptions, build, read_state
+
+    raw = Path(raw_repo)
+    target = Path(artifact) if artifact is not None else raw
+    options = BuildOptions(raw=raw, artifact=target, upstream=upstream, artifact_id=artifact_id, title=title,
+                           agent=agent, agent_timeout_s=agent_timeout, skip_lock=skip_lock,
+                           reference_runs=reference_runs, max_repairs=max_repairs)
+
+    def progress(line: str) -> None:
+        click.echo(f"build: {line}", err=True)
+
+    try:
+        result = build(options, progress)
+    except DecisionNeeded as stop:
+        state = read_state(target.resolve())
+        if state is not None:
+            _table(state[1])
+        again = "rra " + shlex.join(sys.argv[1:]) if sys.argv[1:2] == ["build"] else "rra build " + shlex.quote(raw_repo)
+        click.echo(str(stop), err=True)
+        click.echo(f"request: {stop.request}", err=True)
+        click.echo(f"next: {stop.todo}", err=True)
+        click.echo(f"then run again: {again}", err=True)
+        sys.exit(int(stop.exit_status))
+    _table(result.steps)
+    click.echo(f"built {result.artifact}: next, rra validate {shlex.quote(str(target))}")
+
+
+def _table(steps: list[StepRecord]) -> None:
+    """The build report: one row per step, then the totals."""
+    header = f"{'step':<10} {'status':<8} {'wall s':>8} {'decisions':>9} {'tokens in':>10} {'tokens out':>10} " \
+             f"{'cost USD':>9}  note"
+    click.echo(header)
+    total_wall = 0.0
+    decisions = tokens_in = tokens_out = 0
+    cost = 0.0
+    reported = False
+    for step in steps:
+        total_wall += step.wall_s
+        decisions += len(step.decisions)
+        tokens_in += step.input_tokens
+        tokens_out += step.output_tokens
+        cost += step.cost_usd
+        reported = reported or step.usage_reported
+        usage = (f"{step.input_tokens:>10} {step.output_tokens:>10} {step.cost_usd:>9.4f}" if step.usage_reported
+                 else f"{'-':>10} {'-':>10} {'-':>9}")
+        click.echo(f"{step.name:<10} {step.status:<8} {step.wall_s:>8.2f} {len(step.decisions):>9} {usage}  "
+                   f"{step.note}".rstrip())
+    usage = (f"{tokens_in:>10} {tokens_out:>10} {cost:>9.4f}" if reported else f"{'-':>10} {'-':>10} {'-':>9}")
+    click.echo(f"{'total':<10} {'':<8} {total_wall:>8.2f} {decisions:>9} {usage}".rstrip())
