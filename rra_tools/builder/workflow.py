@@ -416,6 +416,8 @@ def _specify(build: _Build) -> None:
     written = write_draft(draft, build.root)
     build.progress(f"wrote {build.rel(written[0])}: {len(draft.placeholders)} placeholder(s), "
                    f"{len(draft.candidates)} candidate claim(s)")
+    if len(written) > 1:
+        _record_drafted_requirements(build, build.rel(written[1]), str(draft.environment.source))
     record.outputs = {
         "candidates": [{"item": f.item, "value": str(f.value), **({"file": f.file} if f.file else {}),
                         **({"line": f.line} if f.line else {}), **({"note": f.note} if f.note else {})}
@@ -423,6 +425,27 @@ def _specify(build: _Build) -> None:
         "readme_commands": [str(f.value) for f in draft.findings if f.item == "readme-command"],
         "assumed": list(draft.assumed),
     }
+
+
+def _record_drafted_requirements(build: _Build, rel: str, source: str) -> None:
+    """The requirements file ``rra init`` wrote is a change of the code: record it, with why."""
+    from .changes import ChangeInput, record_change
+    from .patches import GitError
+
+    upstream = (build.artifact().data.get("code") or {}).get("upstream") or {}
+    if not re.fullmatch(r"[0-9a-f]{40}", str(upstream.get("commit", ""))):
+        return  # no upstream commit to patch against; the preserve step says so
+    try:
+        recorded = record_change(build.root, ChangeInput(
+            id="drafted-requirements", kind="config", alters_method="no", paths=(rel,),
+            summary=f"{rel} drafted from {source} for rra lock",
+            rationale=f"The repository declares its requirements in {source}, which rra lock does not read "
+                      f"(it reads requirements.in, requirements.txt or pyproject.toml); rra init translated them "
+                      f"into {rel}, whose header lists what could not be translated.",
+            evidence=f"rra init: the requirements found in {source}, in the order of its precedence rules"))
+    except GitError:
+        return
+    build.progress(f"recorded change {recorded.id}: {recorded.patch} ({rel})")
 
 
 def _context(build: _Build) -> dict[str, str] | None:
@@ -755,12 +778,15 @@ def _reference(build: _Build) -> None:
     records: list[Path] = []
     for launcher_id in launchers:
         launcher = next(x for x in loaded.manifest.launchers if x.id == launcher_id)
-        if launcher.stochastic:
-            plans = plan_runs(loaded, launcher_id, all_seeds=True)
+        if launcher.stochastic:  # each declared seed no observation of its claims holds yet
+            seeds = _taken(data, launcher_id, "seed")
+            plans = [p for p in plan_runs(loaded, launcher_id, all_seeds=True) if p.seed not in seeds]
         else:  # the repeat indexes no observation of its claims holds yet
-            taken = _taken_repeats(data, launcher_id)
+            taken = _taken(data, launcher_id, "repeat")
             plans = [p for p in plan_runs(loaded, launcher_id, all_seeds=True)
                      if p.repeat not in taken][:build.options.reference_runs]
+        if not plans:
+            continue
         build.progress(f"reference runs of {launcher_id}: {len(plans)}")
         outcome = run_plans(plans, RunOptions())
         failed = [r for r in outcome.results if not r.successful]
@@ -769,14 +795,18 @@ def _reference(build: _Build) -> None:
                              + (f": {build.rel(failed[0].record_path)}" if failed else ""),
                              "the launcher worked in the execute step; look at the run's logs")
         records.extend(r.record_path for r in outcome.results)
+    if not records:
+        record.note = "every seed already has an observation: no reference run"
+        return
     added = add_references(build.root, records, by=BUILDER, origin="refined")
     record.note = f"{len(added)} observation(s) of {len({a.claim for a in added})} claim(s)"
 
 
-def _taken_repeats(data: Mapping[str, Any], launcher_id: str) -> set[int]:
-    return {o["repeat"] for c in data.get("claims") or [] if c.get("launcher") == launcher_id
+def _taken(data: Mapping[str, Any], launcher_id: str, key: str) -> set[int]:
+    """The seeds (or repeat indexes) the observations of ``launcher_id``'s claims hold."""
+    return {o[key] for c in data.get("claims") or [] if c.get("launcher") == launcher_id
             for o in (c.get("reference") or {}).get("observations") or []
-            if isinstance(o, Mapping) and isinstance(o.get("repeat"), int)}
+            if isinstance(o, Mapping) and isinstance(o.get(key), int)}
 
 
 def _number_repeats(build: _Build, launchers: Sequence[str]) -> None:
@@ -788,7 +818,7 @@ def _number_repeats(build: _Build, launchers: Sequence[str]) -> None:
         ident = launcher.get("id")
         if ident not in launchers or launcher.get("stochastic", True) is not False:
             continue
-        taken = _taken_repeats(data, ident)
+        taken = _taken(data, ident, "repeat")
         need, free = max(taken, default=-1) + 1, 0
         free = need - len(taken)
         while free < build.options.reference_runs:  # the fewest runs with enough free indexes

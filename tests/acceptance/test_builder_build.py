@@ -12,6 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from rra_tools.io.source import parse_document
 from tests.builder_repos import make_repo
 from tests.rra_cli import rra
 
@@ -116,6 +119,24 @@ def test_a_python_pin_that_no_longer_works_is_repaired_and_the_lock_redone(tmp_p
     steps = state(artifact)
     assert (steps["lock"]["runs"], steps["execute"]["runs"]) == (2, 2)
     assert '    kind: dependency-pin\n' in (artifact / "rra.yaml").read_text()
+
+
+@pytest.mark.parametrize(("fixture", "changes"), [
+    ("plain-scripts", []),  # requirements.txt and CITATION.cff; a stochastic launcher: 5 seeds
+    ("setup-package", ["drafted-requirements"]),  # requirements from setup.py; the console script repaired
+    ("mlproject-conda", ["drafted-requirements"]),  # conda.yaml translated; a discrepancy stub decided
+])
+def test_the_other_fixtures_become_reproduced_artifacts(tmp_path: Path, fixture: str, changes: list[str]) -> None:
+    raw = make_repo(fixture, tmp_path)
+    artifact = tmp_path / "artifact"
+    done = rra("build", str(raw), "-o", str(artifact), "--agent", agent(fixture))
+    assert done.returncode == 0, done.stderr
+    levels, codes = validate(artifact)
+    assert levels == ["available", "functional", "reproduced"]
+    assert set(codes) <= {"RRA503"}, codes
+    data = parse_document((artifact / "rra.yaml").read_text()).data
+    assert [change["id"] for change in data.get("changes", [])] == changes
+    assert rra("change", "verify", "-C", str(artifact)).returncode == 0
 
 
 def test_without_an_agent_the_build_stops_and_says_what_to_do(tmp_path: Path) -> None:
