@@ -46,7 +46,7 @@ from ..model.agent import AgentAnswer, AgentRequest, Candidate, DecisionKind
 from .agent import Agent, AnswerInvalid, Asked, decision_paths
 from .manifest_edit import EditError, edit_manifest
 
-__all__ = ["STATE_PATH", "STEPS", "BuildError", "BuildOptions", "BuildResult", "StepRecord", "build",
+__all__ = ["STATE_PATH", "STEPS", "BuildError", "BuildInputError", "BuildOptions", "BuildResult", "StepRecord", "build",
            "read_state"]
 
 #: The steps of a build, in order.
@@ -72,6 +72,12 @@ class BuildError(RRAError):
     def __init__(self, message: str, hint: str | None = None) -> None:
         super().__init__(message)
         self.hint = hint
+
+
+class BuildInputError(BuildError):
+    """RAW_REPO or the artifact directory cannot be built from or into (a usage error)."""
+
+    exit_status = ExitStatus.USAGE
 
 
 @dataclass(frozen=True)
@@ -368,7 +374,7 @@ def _raw_commit(raw: Path) -> str:
     done = git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], cwd=raw, check=False)
     commit = done.stdout.decode().strip()
     if done.returncode != 0 or not commit:
-        raise BuildError(f"{raw} has no commit yet", "commit the repository as published first: the build "
+        raise BuildInputError(f"{raw} has no commit yet", "commit the repository as published first: the build "
                          "records repairs as patches against a commit")
     return commit
 
@@ -384,7 +390,7 @@ def _clone(build: _Build) -> None:
     from .patches import git
 
     if build.root.exists() and any(build.root.iterdir()):
-        raise BuildError(f"{build.root} is not empty and holds no build state",
+        raise BuildInputError(f"{build.root} is not empty and holds no build state",
                          "build into a new directory (-o), or resume a build in the directory it wrote")
     build.root.parent.mkdir(parents=True, exist_ok=True)
     git(["clone", "--quiet", "--no-hardlinks", str(build.raw), str(build.root)], cwd=build.root.parent)
@@ -401,7 +407,7 @@ def _specify(build: _Build) -> None:
     from .init import _slug
 
     if not is_raw_repo(build.raw):
-        raise BuildError(f"{build.raw} is not the root of a git working tree",
+        raise BuildInputError(f"{build.raw} is not the root of a git working tree",
                          "rra build starts from a git repository: clone it, or 'git init && git add -A && "
                          "git commit' it as published")
     record = build.steps["specify"]
@@ -974,11 +980,11 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
     if not resumed:
         state.header = {"raw": str(state.raw), "artifact": str(state.root), "created": _now()}
     elif state.header.get("raw") != str(state.raw):
-        raise BuildError(f"{state.root} was built from {state.header.get('raw')}, not {state.raw}",
+        raise BuildInputError(f"{state.root} was built from {state.header.get('raw')}, not {state.raw}",
                          "build into a new directory (-o)")
     specify = state.steps["specify"]
     if resumed and specify.status == "done" and specify.inputs != _specify_inputs(state):
-        raise BuildError(f"the raw repository {state.raw} or the build's options (--upstream, --id, --title) "
+        raise BuildInputError(f"the raw repository {state.raw} or the build's options (--upstream, --id, --title) "
                          f"changed since {state.root} was specified from it",
                          "build into a new directory (-o), or remove the artifact and build again")
     result = BuildResult(state.root, [])

@@ -220,3 +220,26 @@ def test_a_bad_answer_is_an_error_naming_the_file_and_field(tmp_path: Path) -> N
     done = rra("build", str(raw), "-o", str(artifact))
     assert done.returncode == 3 and "stopped at step 'claims'" in done.stderr
     assert state(artifact)["fill"]["decisions"][0]["source"] == "file"
+
+
+def test_what_cannot_be_built_is_a_usage_error(tmp_path: Path) -> None:
+    done = rra("build", str(tmp_path), "-o", str(tmp_path / "artifact"))
+    assert (done.returncode, done.stderr.splitlines()[-2:]) == (2, [
+        f"error: {tmp_path} is not the root of a git working tree",
+        "hint: rra build starts from a git repository: clone it, or 'git init && git add -A && git commit' it as "
+        "published"])
+    raw = make_repo("deterministic-metrics", tmp_path)
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "notes.txt").write_text("mine\n")
+    done = rra("build", str(raw), "-o", str(tmp_path / "full"))
+    assert (done.returncode, done.stderr.splitlines()[-2]) == (2, f"error: {tmp_path / 'full'} is not empty and "
+                                                                  "holds no build state")
+    assert rra("build", str(raw), "-o", str(tmp_path / "artifact")).returncode == 3
+    (raw / "README.md").write_text("# changed\n")
+    from tests.builder_repos import git
+
+    git(raw, "commit", "-qam", "a later commit")
+    done = rra("build", str(raw), "-o", str(tmp_path / "artifact"))
+    assert done.returncode == 2
+    assert f"error: the raw repository {raw} or the build's options (--upstream, --id, --title) changed since " \
+           f"{tmp_path / 'artifact'} was specified from it" in done.stderr
