@@ -17,7 +17,9 @@ Steps, in order (:data:`STEPS`):
 - **reference**: run each claim's launcher ``reference_runs`` times (a stochastic one: each of
   its seeds) and add the runs as reference observations (:func:`rra_tools.builder.reference.add_references`),
   by ``"rra build"``, from the refined code, on this machine;
-- **guide**: write the reproduction guide (:func:`rra_tools.builder.guide.write_guide`).
+- **guide**: write the reproduction guide (:func:`rra_tools.builder.guide.write_guide`);
+- **review**: the independent review (:func:`rra_tools.builder.review.review_artifact`): every
+  launcher re-run from a clean shell in a fresh copy; the build fails when the review does not pass.
 
 Checkpoints: the state file ``.rra/build/state.json`` of the artifact records, for every step,
 its status, the digest of its inputs as they were when it finished, its wall time and the
@@ -50,7 +52,7 @@ __all__ = ["STATE_PATH", "STEPS", "BuildError", "BuildInputError", "BuildOptions
            "read_state"]
 
 #: The steps of a build, in order.
-STEPS = ("specify", "fill", "claims", "lock", "execute", "preserve", "reference", "guide")
+STEPS = ("specify", "fill", "claims", "lock", "execute", "preserve", "reference", "guide", "review")
 #: The state file (checkpoints and the build report), relative to the artifact.
 STATE_PATH = ".rra/build/state.json"
 #: Who the build's own reference observations are by.
@@ -99,6 +101,9 @@ class BuildOptions:
     reference_runs: int = 3
     #: Repairs tried per launcher (and for the lock) before the build gives up.
     max_repairs: int = 3
+    #: Where the review runs the launchers: 'locked' (a fresh environment from the lock),
+    #: 'current' (this interpreter) or 'container' (the artifact's image).
+    review_env: str = "locked"
 
 
 @dataclass
@@ -890,6 +895,29 @@ def _guide(build: _Build) -> None:
     build.steps["guide"].note = f"{build.rel(result.path)}"
 
 
+def _review_inputs(build: _Build) -> str:
+    artifact = build.artifact()
+    return _digest({"manifest": artifact.digest, "code": _code_digest(build, artifact),
+                    "env": build.options.review_env})
+
+
+def _review(build: _Build) -> None:
+    from .review import ReviewOptions, review_artifact
+
+    report = review_artifact(build.root, options=ReviewOptions(env=build.options.review_env),
+                             progress=build.progress)
+    counts = report.counts
+    where = f"{report.directory}/review.md"
+    summary = f"{counts.error} error(s), {counts.warning} warning(s), {counts.info} info; clean shell " \
+              f"{report.clean_shell}; report {where}"
+    build.steps["review"].outputs = {"directory": report.directory, "passed": report.passed}
+    if not report.passed:
+        errors = [f"{f.code} {f.message}" for f in report.findings if f.severity == "error"][:3]
+        raise BuildError(f"the review did not pass: {summary}" + "".join(f"\n  {e}" for e in errors),
+                         f"read {build.root / where}, repair what it found, and run the build again")
+    build.steps["review"].note = f"passed: {summary}"
+
+
 #: name -> (run the step, the digest of its inputs when it is done).
 _STEP_FUNCTIONS: dict[str, tuple[Callable[[_Build], None], Callable[[_Build], str]]] = {
     "specify": (_specify, _specify_inputs),
@@ -900,6 +928,7 @@ _STEP_FUNCTIONS: dict[str, tuple[Callable[[_Build], None], Callable[[_Build], st
     "preserve": (_preserve, _preserve_inputs),
     "reference": (_reference, _reference_inputs),
     "guide": (_guide, _guide_inputs),
+    "review": (_review, _review_inputs),
 }
 
 

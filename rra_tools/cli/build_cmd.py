@@ -28,17 +28,21 @@ __all__ = ["build_command"]
               help="Runs of each claim's launcher recorded as reference observations (0: none).")
 @click.option("--max-repairs", type=click.IntRange(min=0), default=3, show_default=True, metavar="N",
               help="Repairs asked per launcher (and for the lock) before the build gives up.")
+@click.option("--review-env", type=click.Choice(["locked", "current", "container"]), default="locked",
+              show_default=True, help="Where the review re-runs the launchers: a fresh environment built from the "
+              "lock, this interpreter, or the artifact's container image.")
 @click.option("--upstream", metavar="URL@COMMIT", default=None,
               help="Upstream repository and full 40-hex commit, instead of git's remote 'origin' and HEAD.")
 @click.option("--id", "artifact_id", default=None, help="Artifact id.  [default: from RAW_REPO's directory name]")
 @click.option("--title", default=None, help="Artifact title.  [default: the paper's title, else the name]")
 def build_command(raw_repo: str, artifact: str | None, agent: str | None, agent_timeout: float,
-                  skip_lock: str | None, reference_runs: int, max_repairs: int, upstream: str | None,
+                  skip_lock: str | None, reference_runs: int, max_repairs: int, review_env: str, upstream: str | None,
                   artifact_id: str | None, title: str | None) -> None:
     """Build an artifact from a raw research repository: specify (draft rra.yaml), fill its
     placeholders, confirm candidate claims, lock the environment, execute every launcher
     (repairing failures, each repair recorded as a change), preserve (prove the patch series),
-    record reference observations, and write the guide.
+    record reference observations, write the guide, and review the artifact (every launcher
+    re-run from a clean shell; the build fails when the review does not pass).
 
     Checkpoints: .rra/build/state.json in the artifact records each finished step; running the
     same command again resumes, without redoing the steps whose inputs did not change.
@@ -62,7 +66,7 @@ def build_command(raw_repo: str, artifact: str | None, agent: str | None, agent_
     target = Path(artifact) if artifact is not None else raw
     options = BuildOptions(raw=raw, artifact=target, upstream=upstream, artifact_id=artifact_id, title=title,
                            agent=agent, agent_timeout_s=agent_timeout, skip_lock=skip_lock,
-                           reference_runs=reference_runs, max_repairs=max_repairs)
+                           reference_runs=reference_runs, max_repairs=max_repairs, review_env=review_env)
 
     def progress(line: str) -> None:
         click.echo(f"build: {line}", err=True)

@@ -47,12 +47,16 @@ def test_a_deterministic_program_becomes_a_reproduced_artifact(tmp_path: Path) -
                                 "cost", "USD", "note"]
     rows = {line.split()[0]: line.split() for line in lines[1:-1]}
     assert [rows[s][1] for s in ("specify", "fill", "claims", "lock", "execute", "preserve", "reference",
-                                 "guide")] == ["done"] * 8
+                                 "guide", "review")] == ["done"] * 9
     assert rows["fill"][3] == "1" and rows["claims"][3] == "4"  # one placeholder, four candidates
     assert rows["fill"][4] != "-" and rows["fill"][6] == "0.0000"  # tokens and cost the agent stated
     assert rows["execute"][4:7] == ["-", "-", "-"]  # no decision, no agent cost
     assert lines[-1] == f"built {artifact}: next, rra validate {artifact}"
     assert "build: reference: done in " in done.stderr and "(3 observation(s) of 1 claim(s))" in done.stderr
+    # The review ran every launcher again, in an environment built from the (empty) lock, and passed.
+    review = json.loads((artifact / ".rra/review/review.json").read_text())
+    assert (review["passed"], review["clean_shell"], review["environment"]["mode"]) == (True, "pass", "locked")
+    assert "build: review: done in " in done.stderr
     levels, codes = validate(artifact)
     assert levels == ["available", "functional", "reproduced"]
     assert codes == ["RRA503"]  # 4 observations: the authors' and 3 runs; 5 are recommended
@@ -67,7 +71,7 @@ def test_a_deterministic_program_becomes_a_reproduced_artifact(tmp_path: Path) -
     # Everything is done: a second build redoes nothing.
     again = rra("build", str(raw), "-o", str(artifact))
     assert again.returncode == 0, again.stderr
-    assert again.stderr.count("; not redone\n") == 8
+    assert again.stderr.count("; not redone\n") == 9
     assert state(artifact) == steps
 
 
@@ -129,8 +133,11 @@ def test_a_python_pin_that_no_longer_works_is_repaired_and_the_lock_redone(tmp_p
 def test_the_other_fixtures_become_reproduced_artifacts(tmp_path: Path, fixture: str, changes: list[str]) -> None:
     raw = make_repo(fixture, tmp_path)
     artifact = tmp_path / "artifact"
-    done = rra("build", str(raw), "-o", str(artifact), "--agent", agent(fixture))
+    # Their locks hold numpy, scipy or torch: the review runs in this interpreter, not a fresh
+    # environment built from the lock (RRA912 says so in its report).
+    done = rra("build", str(raw), "-o", str(artifact), "--agent", agent(fixture), "--review-env", "current")
     assert done.returncode == 0, done.stderr
+    assert "build: review: done in " in done.stderr
     levels, codes = validate(artifact)
     assert levels == ["available", "functional", "reproduced"]
     assert set(codes) <= {"RRA503"}, codes
