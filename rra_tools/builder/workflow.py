@@ -228,8 +228,9 @@ class _Build:
             raise BuildError(f"step {record.name!r} asked {_MAX_DECISIONS} decisions; giving up")
         asked = self.agent.ask(self.root, request, todo)
         usage = asked.answer.usage
-        entry: dict[str, Any] = {"id": request.id, "kind": str(request.kind.value if isinstance(
-            request.kind, DecisionKind) else request.kind), "source": asked.source, "wall_s": round(asked.wall_s, 3)}
+        kind = request.kind.value if isinstance(request.kind, DecisionKind) else str(request.kind)
+        entry: dict[str, Any] = {"id": request.id, "kind": kind, "source": asked.source,
+                                 "wall_s": round(asked.wall_s, 3)}
         if usage is not None:
             for key in ("model", "input_tokens", "output_tokens", "cost_usd"):
                 value = getattr(usage, key)
@@ -241,7 +242,10 @@ class _Build:
             record.usage_reported = record.usage_reported or any(
                 v is not None for v in (usage.input_tokens, usage.output_tokens, usage.cost_usd))
         if asked.answer.give_up:
-            request_path, _ = decision_paths(self.root, request.id)
+            request_path, answer_path = decision_paths(self.root, request.id)
+            if answer_path.is_file():  # kept aside: the next run asks again
+                answer_path.rename(answer_path.with_name(answer_path.name.replace(".answer.json", ".gave-up.json")))
+            record.decisions.append({**entry, "gave_up": asked.answer.give_up})
             raise BuildError(f"the agent gave up on {request.id} ({request.question}): {asked.answer.give_up}",
                              f"decide it by hand: {todo}; the request is {request_path}")
         record.decisions.append(entry)

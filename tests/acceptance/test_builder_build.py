@@ -221,6 +221,13 @@ def test_a_bad_answer_is_an_error_naming_the_file_and_field(tmp_path: Path) -> N
     done = rra("build", str(raw), "-o", str(artifact))
     assert done.returncode == 1
     assert f"error: answer {answer}: field 'set': it leaves the TODO at /launchers/0/description" in done.stderr
+    # An answer that gives up stops the build with its reason; the next run asks again.
+    answer.write_text(json.dumps({"rra_agent_answer": "1.0", "request": "placeholder/launchers/0/description",
+                                  "give_up": "the paper does not say"}))
+    done = rra("build", str(raw), "-o", str(artifact))
+    assert done.returncode == 1
+    assert "error: the agent gave up on placeholder/launchers/0/description (the manifest's " in done.stderr
+    assert not answer.exists() and answer.with_name(answer.name.replace(".answer.", ".gave-up.")).exists()
     # A hand-written answer that is right is used as it is.
     answer.write_text(json.dumps({"rra_agent_answer": "1.0", "request": "placeholder/launchers/0/description",
                                   "set": [{"pointer": "/launchers/0/description", "value": "Table 1."}]}))
