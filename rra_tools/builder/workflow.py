@@ -209,6 +209,9 @@ class _Build:
         data = {"rra_build_state": _STATE_FORMAT, **{k: v for k, v in self.header.items() if k != "rra_build_state"},
                 "steps": [self.steps[name].to_json() for name in STEPS]}
         write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+        from .build_report import REPORT_PATH, render_report
+
+        write_atomic(self.root / REPORT_PATH, render_report([self.steps[name] for name in STEPS]).encode("utf-8"))
 
     # -- helpers -------------------------------------------------------------------------------
 

@@ -89,23 +89,6 @@ def build_command(raw_repo: str, artifact: str | None, agent: str | None, agent_
 
 def _table(steps: list[StepRecord]) -> None:
     """The build report: one row per step, then the totals."""
-    header = f"{'step':<10} {'status':<8} {'wall s':>8} {'decisions':>9} {'tokens in':>10} {'tokens out':>10} " \
-             f"{'cost USD':>9}  note"
-    click.echo(header)
-    total_wall = 0.0
-    decisions = tokens_in = tokens_out = 0
-    cost = 0.0
-    reported = False
-    for step in steps:
-        total_wall += step.wall_s
-        decisions += len(step.decisions)
-        tokens_in += step.input_tokens
-        tokens_out += step.output_tokens
-        cost += step.cost_usd
-        reported = reported or step.usage_reported
-        usage = (f"{step.input_tokens:>10} {step.output_tokens:>10} {step.cost_usd:>9.4f}" if step.usage_reported
-                 else f"{'-':>10} {'-':>10} {'-':>9}")
-        click.echo(f"{step.name:<10} {step.status:<8} {step.wall_s:>8.2f} {len(step.decisions):>9} {usage}  "
-                   f"{step.note}".rstrip())
-    usage = (f"{tokens_in:>10} {tokens_out:>10} {cost:>9.4f}" if reported else f"{'-':>10} {'-':>10} {'-':>9}")
-    click.echo(f"{'total':<10} {'':<8} {total_wall:>8.2f} {decisions:>9} {usage}".rstrip())
+    from ..builder.build_report import render_report
+
+    click.echo(render_report(steps), nl=False)

@@ -52,6 +52,8 @@ def test_a_deterministic_program_becomes_a_reproduced_artifact(tmp_path: Path) -
     assert rows["fill"][4] != "-" and rows["fill"][6] == "0.0000"  # tokens and cost the agent stated
     assert rows["execute"][4:7] == ["-", "-", "-"]  # no decision, no agent cost
     assert lines[-1] == f"built {artifact}: next, rra validate {artifact}"
+    # The same report stays in the artifact: what it cost to build is on record.
+    assert (artifact / ".rra/build/report.txt").read_text().splitlines() == lines[:-1]
     assert "build: reference: done in " in done.stderr and "(3 observation(s) of 1 claim(s))" in done.stderr
     # The review ran every launcher again, in an environment built from the (empty) lock, and passed.
     review = json.loads((artifact / ".rra/review/review.json").read_text())
