@@ -138,7 +138,7 @@ def _env(bench: BenchRun, cell: Cell, workspace: Path, gpus: Sequence[int] | Non
     return env
 
 
-def _result(cell: Cell, state: AttemptState, detail: str | None, **fields: object) -> CellResult:
+def _result(cell: Cell, state: AttemptState | str, detail: str | None, **fields: object) -> CellResult:
     return CellResult.model_validate({"cell": cell.model_dump(), "state": state, "detail": detail, **fields})
 
 

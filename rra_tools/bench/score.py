@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..model.bench_results import AttemptState, AuditFinding, Cell, CellResult
+from ..model.bench_results import AttemptState, AuditFinding, CellResult
 from ..model.taskset import CodeCondition
 from .audit import AuditContext, audit_submission
 from .cells import ATTEMPT_NAME
@@ -67,16 +67,17 @@ def score_submissions(taskset: LoadedTaskSet, paths: Sequence[Path], condition: 
             {} if read.error is not None else audit_submission(read, tasks, _attempt(path.parent)))
         mine: list[CellResult] = []
         for key, task in tasks.items():
-            cell = Cell(task=key, condition=CodeCondition(cond), reproducer=reproducer, repeat=repeat)
+            cell = {"task": key, "condition": cond, "reproducer": reproducer, "repeat": repeat}
             found = findings.get(key, [])
             detail: str | None
             if read.error is not None:
-                state, value, inside, detail = (AttemptState.PARSE_FAILURE, None, None,
+                state, value, inside, detail = (AttemptState.PARSE_FAILURE.value, None, None,
                                                 f"the submission {read.error}")
             else:
                 state, value, inside, detail = score_value(key, task.interval, read.values.get(key), found)
-            mine.append(CellResult(cell=cell, state=state, value=value, inside=inside, detail=detail,
-                                   findings=found, usage=read.usage, submission=str(path)))
+            mine.append(CellResult.model_validate({
+                "cell": cell, "state": state, "value": value, "inside": inside, "detail": detail,
+                "findings": found, "usage": read.usage, "submission": str(path)}))
         results.extend(mine)
         if on_submission is not None:
             on_submission(path, mine)

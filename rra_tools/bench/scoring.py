@@ -6,31 +6,35 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..intervals import Interval
+from .submissions import Entry
 from ..model.bench_results import RUN_STATES, AttemptState, AuditFinding, CellResult, GroupTotals, Totals
-from ..model.submission import SubmittedValue
 
 __all__ = ["group_totals", "score_value", "totals"]
 
 
-def score_value(task: str, interval: Interval, entry: SubmittedValue | str | None,
-                findings: Sequence[AuditFinding]) -> tuple[AttemptState, float | None, bool | None, str | None]:
+_SUCCESS, _OUTSIDE = AttemptState.SUCCESS.value, AttemptState.OUTSIDE_INTERVAL.value
+
+
+def score_value(task: str, interval: Interval, entry: Entry | str | None,
+                findings: Sequence[AuditFinding]) -> tuple[str, float | None, bool | None, str | None]:
     """(state, value, inside, detail) of the value submitted for ``task`` (None: no entry; a string:
-    why the entry does not parse). A confirmed finding makes it an audit violation whether or not
-    the value lies inside the interval; ``inside`` still says which."""
+    why the entry does not parse); the state is an :class:`AttemptState` value (a string: reading
+    an enum member costs more than the rest of the scoring). A confirmed finding makes it an audit
+    violation whether or not the value lies inside the interval; ``inside`` still says which."""
     if entry is None:
-        return AttemptState.MISSING_VALUE, None, None, f"the submission has no value for task {task!r}"
+        return AttemptState.MISSING_VALUE.value, None, None, f"the submission has no value for task {task!r}"
     if isinstance(entry, str):
-        return AttemptState.PARSE_FAILURE, None, None, entry
+        return AttemptState.PARSE_FAILURE.value, None, None, entry
     value = entry.value
     inside = interval.contains(value)
-    confirmed = [f for f in findings if f.confirmed]
+    confirmed = [f for f in findings if f.confirmed] if findings else findings
     if confirmed:
         first = confirmed[0]
         more = f" (and {len(confirmed) - 1} more)" if len(confirmed) > 1 else ""
-        return AttemptState.AUDIT_VIOLATION, value, inside, f"{first.kind}: {first.detail}{more}"
+        return AttemptState.AUDIT_VIOLATION.value, value, inside, f"{first.kind}: {first.detail}{more}"
     if inside:
-        return AttemptState.SUCCESS, value, True, None
-    return (AttemptState.OUTSIDE_INTERVAL, value, False,
+        return _SUCCESS, value, True, None
+    return (_OUTSIDE, value, False,
             f"{value!r} is outside [{interval.low!r}, {interval.high!r}]")
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import fcntl
 import fnmatch
+import functools
 import hashlib
 import json
 import os
@@ -270,9 +271,12 @@ def snapshot(root: Path) -> dict[str, FileState]:
     return {rel: FileState(info.st_size, info.st_mtime_ns, sha256_file(path)) for rel, path, info in _files(root)}
 
 
-def number_forms(value: float, precision: int) -> set[str]:
+@functools.lru_cache(maxsize=65536)
+def number_forms(value: float, precision: int) -> frozenset[str]:
     """The textual forms of a reference value that are specific enough to look for: its shortest
     repr and its form at the reported precision, each with at least 3 significant digits.
+
+    (Cached: the auditor asks for the same values many times.)
 
     >>> sorted(number_forms(0.4973, 2))
     ['0.4973']
@@ -280,7 +284,7 @@ def number_forms(value: float, precision: int) -> set[str]:
     ['91.8', '91.83']
     """
     forms = {repr(value), f"{value:.{max(precision, 0)}f}"}
-    return {f for f in forms if len(f.lstrip("-").replace(".", "").lstrip("0")) >= 3}
+    return frozenset(f for f in forms if len(f.lstrip("-").replace(".", "").lstrip("0")) >= 3)
 
 
 def reference_pattern(values: Iterable[float], precision: int, exclude: Iterable[float] = ()) -> re.Pattern[bytes] | None:

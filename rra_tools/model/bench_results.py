@@ -25,6 +25,7 @@ stores to resume an interrupted benchmark.
 from __future__ import annotations
 
 from enum import Enum
+from typing import Literal
 
 from pydantic import Field
 
@@ -54,6 +55,14 @@ REPRODUCE_STATES = (AttemptState.SUCCESS, AttemptState.OUTSIDE_INTERVAL, Attempt
                     AttemptState.PROGRAM_FAILURE, AttemptState.INFRASTRUCTURE_FAILURE)
 RUN_STATES = (AttemptState.SUCCESS, AttemptState.OUTSIDE_INTERVAL, AttemptState.MISSING_VALUE,
               AttemptState.PARSE_FAILURE, AttemptState.AUDIT_VIOLATION, AttemptState.INFRASTRUCTURE_FAILURE)
+
+
+#: A state or a condition as a literal string in the cell models: the same values as
+#: :class:`AttemptState` and :class:`~rra_tools.model.taskset.CodeCondition`, validated without
+#: reading an enum member (a results file holds a hundred thousand cells).
+StateName = Literal["success", "outside_interval", "missing_value", "parse_failure", "audit_violation",
+                    "program_failure", "infrastructure_failure"]
+ConditionName = Literal["raw", "refined"]
 
 
 class InfrastructureKind(str, Enum):
@@ -139,7 +148,7 @@ class Cell(RRAModel):
     """One unit of reproducer mode: a task, a condition, a reproducer and a repeat."""
 
     task: TaskKey
-    condition: CodeCondition
+    condition: ConditionName = Field(description="'raw' or 'refined'.")
     reproducer: Id
     repeat: int = Field(ge=1, description="1-based attempt number.")
     gpus: int = Field(default=0, ge=0, description="GPUs the claim's launcher requests (for an executor's slots).")
@@ -166,7 +175,7 @@ class CellResult(RRAModel):
     """How one cell ended: its state, value, audit findings and usage."""
 
     cell: Cell
-    state: AttemptState
+    state: StateName = Field(description="How the cell ended (see the module docstring).")
     value: float | None = Field(default=None, description="The value submitted for the task, when one parsed.")
     inside: bool | None = Field(default=None, description="Whether the value lies inside the interval "
                                 "(reported even when an audit violation decides the state).")
