@@ -24,9 +24,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import WORK, machine  # noqa: E402
+from _common import WORK, machine
 
-from rra_tools.bench import collect_results, load_taskset, score_submissions  # noqa: E402
+from rra_tools.bench import collect_results, load_taskset, score_submissions
 
 TASKS = 100
 TARGET_S = 5.0
