@@ -14,6 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from rra_tools.bench.report_plots import PLOTS
+
+from .test_bench_report import _browser
+
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
@@ -67,3 +71,11 @@ def test_bench_demo_runs_as_the_readme_says(tmp_path: Path) -> None:
     (pair,) = report["paired"]
     assert (pair["condition_a"], pair["condition_b"]) == ("raw", "refined") and pair["mean"] > 0
     print(f"bench demo: rra bench run + rra bench report took {elapsed:.1f} s")
+    # The demo's own page renders in the browser too: no console error, every plot drawn.
+    driver = _browser()
+    try:
+        driver.get((where / "report" / "report.html").as_uri())
+        assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+        assert driver.execute_script("return document.querySelectorAll('figure > svg').length") == len(PLOTS)
+    finally:
+        driver.quit()
