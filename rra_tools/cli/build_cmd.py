@@ -60,6 +60,7 @@ def build_command(raw_repo: str, artifact: str | None, agent: str | None, agent_
     from pathlib import Path
 
     from ..builder.agent import DecisionNeeded
+    from ..errors import RRAError
     from ..builder.workflow import BuildOptions, build, read_state
 
     raw = Path(raw_repo)
@@ -83,6 +84,15 @@ def build_command(raw_repo: str, artifact: str | None, agent: str | None, agent_
         click.echo(f"next: {stop.todo}", err=True)
         click.echo(f"then run again: {again}", err=True)
         sys.exit(int(stop.exit_status))
+    except RRAError:
+        # The report of what ran until the failure, then the error as every command shows it.
+        try:
+            state = read_state(target.resolve())
+        except RRAError:
+            state = None  # an unreadable state file: the error below says what failed
+        if state is not None:
+            _table(state[1])
+        raise
     _table(result.steps)
     click.echo(f"built {result.artifact}: next, rra validate {shlex.quote(str(target))}")
 

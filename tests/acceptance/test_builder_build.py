@@ -259,3 +259,23 @@ def test_what_cannot_be_built_is_a_usage_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert f"error: the raw repository {raw} or the build's options (--upstream, --id, --title) changed since " \
            f"{tmp_path / 'artifact'} was specified from it" in done.stderr
+
+
+def test_a_review_that_does_not_pass_fails_the_build(tmp_path: Path) -> None:
+    raw = make_repo("deterministic-metrics", tmp_path)
+    artifact = tmp_path / "artifact"
+    command = ["build", str(raw), "-o", str(artifact), "--agent", agent("deterministic-metrics"),
+               "--review-env", "current"]
+    assert rra(*command).returncode == 0
+    # A placeholder planted after the build: the steps it feeds run again, and the review catches it.
+    manifest = artifact / "rra.yaml"
+    manifest.write_text(manifest.read_text().replace("Leave-one-out accuracy", "TODO: say what it computes;"))
+    done = rra(*command)
+    assert done.returncode == 1
+    assert "build: fill: done earlier" in done.stderr and "build: review: running" in done.stderr
+    error = next(line for line in done.stderr.splitlines() if line.startswith("error: "))
+    assert error.startswith("error: the review did not pass: 1 error(s), ")
+    assert "  RRA214 " in done.stderr
+    assert f"hint: read {artifact}/.rra/review/" in done.stderr
+    assert state(artifact)["review"]["status"] == "failed"
+    assert done.stdout.splitlines()[-2].split()[:2] == ["review", "failed"]  # the report, up to the failure
