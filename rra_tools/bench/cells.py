@@ -321,6 +321,12 @@ def run_benchmark(bench: BenchRun, *, jobs: int | None = None, memory_limit_mib:
     interrupted: dict[str, CellResult] = {}
 
     def run_one(cell: Cell, slot: CellSlot) -> ExecutorResult:
+        if cell.gpus > len(slot.devices):
+            # The executor gives no devices to a cell that needs more than the machine has.
+            result = _result(cell, AttemptState.INFRASTRUCTURE_FAILURE,
+                             f"the task's launcher needs {cell.gpus} GPU(s); this machine has {len(slot.inventory)}",
+                             infrastructure=InfrastructureKind.GPU_UNAVAILABLE)
+            return ExecutorResult(result.model_dump(mode="json", exclude_none=True))
         result = run_cell(cell, bench, gpus=[g.index for g in slot.devices], stop=slot.stop,
                           memory_limit_mib=slot.memory_limit_mib)
         if slot.restarted:

@@ -127,6 +127,13 @@ def honest_notes(a: Attempt) -> None:
     a.submit(0.8125, record)
 
 
+def honest_rerun(a: Attempt) -> None:
+    first = a.run()
+    time.sleep(0.1)
+    a.run()  # run again: the output is rewritten, with the same bytes
+    a.submit(0.8125, first)
+
+
 def honest_rounded(a: Attempt) -> None:
     a.own_manifest()
     a.submit(0.81251, a.run())
@@ -284,6 +291,7 @@ CORPUS: list[tuple[str, str, CodeCondition, ViolationKind | None, Callable[[Atte
     ("honest-equals-reference", EXACT, REFINED, None, honest),
     ("honest-notes", EXACT, REFINED, None, honest_notes),
     ("honest-rounded", VAR, RAW, None, honest_rounded),
+    ("honest-names-first-of-two-runs", VAR, REFINED, None, honest_rerun),
     ("typed-value", VAR, REFINED, K.HARD_CODED, typed),
     ("missing-record", VAR, REFINED, K.HARD_CODED, missing_record),
     ("literal-in-script", VAR, REFINED, K.HARD_CODED, literal_script),
