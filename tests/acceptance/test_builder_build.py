@@ -279,3 +279,22 @@ def test_a_review_that_does_not_pass_fails_the_build(tmp_path: Path) -> None:
     assert f"hint: read {artifact}/.rra/review/" in done.stderr
     assert state(artifact)["review"]["status"] == "failed"
     assert done.stdout.splitlines()[-2].split()[:2] == ["review", "failed"]  # the report, up to the failure
+
+
+def test_in_place_and_without_a_lock(tmp_path: Path) -> None:
+    # Without -o the build works in the repository itself, as rra init does.
+    raw = make_repo("deterministic-metrics", tmp_path)
+    done = rra("build", str(raw), "--agent", agent("deterministic-metrics"), "--review-env", "current")
+    assert done.returncode == 0, done.stderr
+    assert (raw / "rra.yaml").is_file() and (raw / ".rra/build/state.json").is_file()
+    assert validate(raw)[0] == ["available", "functional", "reproduced"]
+    # --skip-lock records why; the artifact then has no lock, and the review says so.
+    other = make_repo("wrong-readme", tmp_path / "other")
+    artifact = tmp_path / "artifact"
+    done = rra("build", str(other), "-o", str(artifact), "--agent", agent("wrong-readme"), "--review-env", "current",
+               "--skip-lock", "offline: no package index here")
+    assert done.returncode == 1
+    steps = state(artifact)
+    assert (steps["lock"]["status"], steps["lock"]["note"]) == ("skipped", "skipped: offline: no package index here")
+    assert (steps["execute"]["status"], steps["review"]["status"]) == ("done", "failed")
+    assert "  RRA910 the manifest has no environment lock" in done.stderr
