@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..io.artifact import Artifact, load_artifact
-from ..oci.ignore import IGNORE_FILE, VCS_NAMES, IgnoreRules
+from ..io.ignore import IGNORE_FILE, VCS_NAMES, IgnoreRules
 from ..run.errors import ArtifactError, RunError
 from ..run.local import RunOptions, RunResult, execute
 from ..run.orchestrate import Executor, PlanHooks, PlanOutcome, Refused, Skipped, run_plans

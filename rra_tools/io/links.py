@@ -38,14 +38,18 @@ class LinkProblem:
     target: str
     #: Why, as a phrase that follows the link's name: "leads outside the root ...".
     why: str
+    #: True when the link leads out of the root (absolute, or through ``..``); False when it
+    #: only loops or passes too many links, which no reader can follow anywhere.
+    leaves_root: bool = True
 
 
 class _Refused(RRAError):
     """Unwinds one resolution; :meth:`LinkTree.problems` turns it into a :class:`LinkProblem`."""
 
-    def __init__(self, why: str) -> None:
+    def __init__(self, why: str, *, leaves_root: bool = True) -> None:
         super().__init__(why)
         self.why = why
+        self.leaves_root = leaves_root
 
 
 class _Node:
@@ -113,15 +117,15 @@ class LinkTree:
             try:
                 self._resolve(node, 1)
             except _Refused as refused:
-                yield LinkProblem(node.path(), node.target, refused.why)
+                yield LinkProblem(node.path(), node.target, refused.why, refused.leaves_root)
 
     def _resolve(self, link: _Node, depth: int) -> tuple[_Node, int]:
         if link.resolved is not None:
             return link.resolved
         if link.active:
-            raise _Refused("loops back to itself")
+            raise _Refused("loops back to itself", leaves_root=False)
         if depth > MAX_FOLLOWS:
-            raise _Refused(f"passes through more than {MAX_FOLLOWS} symbolic links")
+            raise _Refused(f"passes through more than {MAX_FOLLOWS} symbolic links", leaves_root=False)
         target = link.target or ""
         if target.startswith("/"):
             raise _Refused("is absolute")
@@ -146,7 +150,8 @@ class LinkTree:
                     node, more = self._resolve(node, depth + 1)
                     follows += more
                     if follows > MAX_FOLLOWS:
-                        raise _Refused(f"passes through more than {MAX_FOLLOWS} symbolic links")
+                        raise _Refused(f"passes through more than {MAX_FOLLOWS} symbolic links",
+                                       leaves_root=False)
         finally:
             link.active = False
         link.resolved = (node, follows)

@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..io.canonical import canonical_json
 from ..io.links import LinkTree
+from ..io.ignore import IGNORE_FILE
 from ..io.paths import lexical_issue
+from ..io.tree import walk_tree
 from .compression import STORE_RATIO, default_compression, make_compressor, sample_ratio
 from .config import ArtifactConfig, LayerEntry
 from .errors import ArtifactInvalid, PackError
-from .ignore import IGNORE_FILE, VCS_NAMES, IgnoreRules
 from .layout import BlobWriter, Descriptor, init_layout, is_layout, read_index, write_blob, write_index
 from .mediatypes import (
     ANNOTATION_AUTHORS,
@@ -235,10 +236,8 @@ def collect_layers(root: Path, document: Any, manifest_file: str, skip: set[Path
     """The layers of the artifact at ``root``: every packed file in the layer of its role, in
     the order of :data:`ROLES` (data layers in the manifest's order)."""
     plan = plan_roles(document, manifest_file)
-    ignore_file = root / IGNORE_FILE
-    rules = IgnoreRules.parse(ignore_file.read_text(encoding="utf-8")) if ignore_file.is_file() else IgnoreRules()
     groups: dict[tuple[str, str | None], list[Entry]] = {}
-    walked = _walk(root, rules, {p.resolve() for p in (skip or set())})
+    walked = _walk(root, {p.resolve() for p in (skip or set())})
     _check_links(walked)
     for entry in walked:
         placed = plan.role_of(entry.name)
@@ -255,39 +254,28 @@ def collect_layers(root: Path, document: Any, manifest_file: str, skip: set[Path
     return layers
 
 
-def _walk(root: Path, rules: IgnoreRules, skip: set[Path]) -> list[Entry]:
+def _walk(root: Path, skip: set[Path]) -> list[Entry]:
     found: list[Entry] = []
-    stack = [("", root)]
-    while stack:
-        prefix, directory = stack.pop()
-        with os.scandir(directory) as it:
-            items = sorted(it, key=lambda d: d.name)
-        for item in items:
-            rel = f"{prefix}{item.name}"
-            if item.name in VCS_NAMES:
-                continue
-            path = Path(item.path)
-            info = item.stat(follow_symlinks=False)
-            is_dir = stat.S_ISDIR(info.st_mode)
-            if (is_dir and path in skip) or rules.ignored(rel, is_dir):
-                continue
-            try:
-                rel.encode("utf-8")
-            except UnicodeEncodeError:
-                raise PackError(f"file name {rel!r} is not UTF-8; rename it") from None
-            if "\\" in item.name or lexical_issue(rel) is not None:
-                # Readers refuse such names (a Windows reader would write elsewhere): refuse them first.
-                raise PackError(f"file name {rel!r} holds a backslash or starts like a drive letter; rename it")
-            if stat.S_ISLNK(info.st_mode):
-                found.append(Entry(rel, "symlink", target=_link_target(root, rel, path)))
-            elif is_dir:
-                stack.append((rel + "/", path))
-            elif stat.S_ISREG(info.st_mode):
-                found.append(Entry(rel, "file", info.st_size, bool(info.st_mode & 0o111), source=path))
-            else:
-                what = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) \
-                    else "a device"
-                raise PackError(f"{rel!r} is {what}, which cannot be packed; remove it or list it in {IGNORE_FILE}")
+    for rel, item in walk_tree(root, skip=skip):
+        path = Path(item.path)
+        info = item.stat(follow_symlinks=False)
+        try:
+            rel.encode("utf-8")
+        except UnicodeEncodeError:
+            raise PackError(f"file name {rel!r} is not UTF-8; rename it") from None
+        if "\\" in item.name or lexical_issue(rel) is not None:
+            # Readers refuse such names (a Windows reader would write elsewhere): refuse them first.
+            raise PackError(f"file name {rel!r} holds a backslash or starts like a drive letter; rename it")
+        if stat.S_ISLNK(info.st_mode):
+            found.append(Entry(rel, "symlink", target=_link_target(root, rel, path)))
+        elif stat.S_ISDIR(info.st_mode):
+            continue  # walk_tree enters it next
+        elif stat.S_ISREG(info.st_mode):
+            found.append(Entry(rel, "file", info.st_size, bool(info.st_mode & 0o111), source=path))
+        else:
+            what = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) \
+                else "a device"
+            raise PackError(f"{rel!r} is {what}, which cannot be packed; remove it or list it in {IGNORE_FILE}")
     return found
 
 

@@ -125,7 +125,7 @@ _ALL = [
     _r("RRA301", "path-escapes-root", E, f"{_MANIFEST}#paths",
        "A path is absolute or uses '..' to leave the artifact root."),
     _r("RRA302", "symlink-escapes-root", E, f"{_MANIFEST}#paths",
-       "A path resolves through a symlink to a place outside the artifact root."),
+       "A path, or a symbolic link the artifact would ship, resolves to a place outside the artifact root."),
     _r("RRA303", "missing-file", E, f"{_MANIFEST}#paths", "A file the manifest refers to does not exist."),
     _r("RRA304", "digest-mismatch", E, f"{_MANIFEST}#digests",
        "A file's SHA-256 differs from the digest the manifest records."),

@@ -28,6 +28,9 @@ class Finding:
     at_key: bool = False
     #: Overrides the rule's default severity for this finding (before user configuration).
     severity: Severity | None = None
+    #: The file of the artifact the finding is about, relative to the root, when it is not the
+    #: manifest (a symbolic link of the tree): the diagnostic is located there, without a line.
+    file: str | None = None
 
 
 @dataclass

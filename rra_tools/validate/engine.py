@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -53,16 +54,20 @@ def run_layers(doc: SourceDocument, root: Path | None, config: Config, result: V
         rule = RULES[finding.code]
         if not config.enabled(rule):
             continue
-        position = doc.position(finding.pointer)
-        line = column = None
-        if position is not None:
-            line, column = position.line, position.column
-            # A finding about a whole block (a mapping or list) points at the key that opens it.
-            if position.key_line is not None and (finding.at_key or _is_block(data, finding.pointer)):
-                line, column = position.key_line, position.key_column
         severity = config.severity.get(rule.code, finding.severity if finding.severity is not None else rule.severity)
+        where, line, column = file, None, None
+        if finding.file is not None:
+            # A file of the tree (a symbolic link): named by its path, without a line to quote.
+            where = finding.file if root is None else os.path.normpath(os.path.join(root, finding.file))
+        else:
+            position = doc.position(finding.pointer)
+            if position is not None:
+                line, column = position.line, position.column
+                # A finding about a whole block (a mapping or list) points at the key that opens it.
+                if position.key_line is not None and (finding.at_key or _is_block(data, finding.pointer)):
+                    line, column = position.key_line, position.key_column
         _add(result, Diagnostic(rule.code, rule.name, severity, finding.message, pointer_text(finding.pointer),
-                                file, line, column, finding.hint, rule.url))
+                                where, line, column, finding.hint, rule.url))
     result.diagnostics.sort(key=Diagnostic.sort_key)
 
 

@@ -15,6 +15,7 @@ and the packed-artifact check). Each file is a table per code::
     fix = '''...'''       # resolves the finding
     [RRA401.files]      # optional: extra files of the artifact (path = text)
     [RRA401.links]      # optional: symbolic links of the artifact (path = target)
+    [RRA401.fix_links]  # optional: the links once fixed, when the fix replaces them (default: links)
 
 A new rule therefore touches its check, its catalog entry (:mod:`.catalog`: name, severity,
 section) and the TOML file beside the check, plus its conformance cases. A file added to
@@ -80,6 +81,8 @@ class RuleDoc:
     raw: bool = False
     #: Symbolic links (relative path -> target) in the artifact, for the example and the fix alike.
     links: Mapping[str, str] = field(default_factory=dict)
+    #: The links once the finding is fixed, when the fix is to replace them (None: ``links``).
+    fix_links: Mapping[str, str] | None = None
     #: Language of the example and fix fences: "yaml" for manifests, "console" for a session
     #: (packaging rules, whose input is a packed artifact rather than a manifest).
     lang: str = "yaml"
@@ -92,21 +95,21 @@ _TEXT_FIELDS = ("what", "why", "example", "fix")
 
 def _doc_from(entry: Mapping[str, Any], where: str) -> RuleDoc:
     """One table of a documentation file as a RuleDoc; ValueError naming the file and code."""
-    unknown = sorted(set(entry) - {*_TEXT_FIELDS, "files", "raw", "links", "lang", "intro"})
+    unknown = sorted(set(entry) - {*_TEXT_FIELDS, "files", "raw", "links", "fix_links", "lang", "intro"})
     if unknown:
         raise ValueError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}")
     missing = [name for name in _TEXT_FIELDS if not isinstance(entry.get(name), str)]
     if missing:
         raise ValueError(f"{where}: {', '.join(map(repr, missing))} must be given as text")
-    files, links = entry.get("files", {}), entry.get("links", {})
-    for name, table in (("files", files), ("links", links)):
+    files, links, fix_links = entry.get("files", {}), entry.get("links", {}), entry.get("fix_links")
+    for name, table in (("files", files), ("links", links), ("fix_links", fix_links or {})):
         if not (isinstance(table, dict) and all(isinstance(v, str) for v in table.values())):
             raise ValueError(f"{where}: {name!r} must be a table of path = text")
     raw, lang, intro = entry.get("raw", False), entry.get("lang", "yaml"), entry.get("intro", "")
     if not (isinstance(raw, bool) and isinstance(lang, str) and isinstance(intro, str)):
         raise ValueError(f"{where}: 'raw' must be a boolean, 'lang' and 'intro' text")
     return RuleDoc(what=entry["what"], why=entry["why"], example=entry["example"], fix=entry["fix"],
-                   files=files, raw=raw, links=links, lang=lang, intro=intro)
+                   files=files, raw=raw, links=links, fix_links=fix_links, lang=lang, intro=intro)
 
 
 def _read(path: Path) -> dict[str, RuleDoc]:
@@ -387,7 +390,12 @@ def _doc_sections(doc: RuleDoc) -> list[str]:
                   "[example manifest](README.md#the-example-manifest).", ""]
     lines += _fence(doc.example, doc.lang)
     lines += _artifact_files(doc)
-    return [*lines, "", "## Use instead", "", *_fence(doc.fix, doc.lang)]
+    lines += ["", "## Use instead", "", *_fence(doc.fix, doc.lang)]
+    if doc.fix_links is not None:
+        kept = [f"- `{path}`: a symbolic link to `{target}`" for path, target in sorted(doc.fix_links.items())]
+        lines += ["", "The symbolic links are replaced" + (", and the artifact holds:" if kept else "."),
+                  *([""] + kept if kept else [])]
+    return lines
 
 
 def _cell(text: str) -> str:

@@ -20,7 +20,7 @@ import pytest
 
 from rra_tools.oci.compression import make_compressor
 from rra_tools.oci.errors import ArtifactInvalid, PackError
-from rra_tools.oci.ignore import IgnoreRules
+from rra_tools.io.ignore import IgnoreRules
 from rra_tools.oci.layout import read_index, resolve
 from rra_tools.oci.verify import verify_layout
 from rra_tools.oci.mediatypes import ARTIFACT_TYPE, REQUIRED_ANNOTATIONS

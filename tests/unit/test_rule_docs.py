@@ -53,12 +53,13 @@ CANNOT_FIRE_IN_1_0 = {
 PACKAGED = {code for code, rule in RULES.items() if rule.section.startswith("spec/05-packaging.md")}
 
 
-def _write_artifact(root: Path, doc: RuleDoc, manifest: bytes | None) -> Path:
+def _write_artifact(root: Path, doc: RuleDoc, manifest: bytes | None, *, fixed: bool = False) -> Path:
     for rel, text in {**BASE_FILES, **doc.files}.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    for rel, target in doc.links.items():
+    links = doc.fix_links if fixed and doc.fix_links is not None else doc.links
+    for rel, target in links.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         os.symlink(target, path)
@@ -89,7 +90,7 @@ def _run_example(tmp_path: Path, code: str) -> ValidationResult:
 
 def _run_fix(tmp_path: Path, code: str) -> ValidationResult:
     doc = DOCS[code]
-    root = _write_artifact(tmp_path, doc, merge_manifest(doc.fix).encode("utf-8"))
+    root = _write_artifact(tmp_path, doc, merge_manifest(doc.fix).encode("utf-8"), fixed=True)
     return validate_path(root, config=Config(extend_select=frozenset({code})))
 
 

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...io.digest import DigestPool
+from ...io.ignore import IGNORE_FILE
+from ...io.links import LinkTree
 from ...io.paths import PathIssue, RootResolver, lexical_issue
+from ...io.tree import walk_tree
 from ..context import Context, Finding, Pointer, strings
 from . import check
 
-__all__ = ["PathRef", "files", "path_refs"]
+__all__ = ["PathRef", "files", "path_refs", "tree_links"]
 
 
 @dataclass(frozen=True)
@@ -144,3 +148,40 @@ def _check_paths(ctx: Context, pool: DigestPool) -> Iterator[Finding]:
         elif digest != ref.sha256:
             yield Finding("RRA304", f"sha256 of {ref.path!r} is {digest}, the manifest says {ref.sha256}",
                           ref.pointer[:-1] + ("sha256",), f"if the file is right, record sha256: {digest}")
+
+
+@check("RRA302")
+def tree_links(ctx: Context) -> Iterator[Finding]:
+    """Every symbolic link of the tree that a pack holds leads inside the root, through the others.
+
+    The manifest's own paths are resolved on disk by :func:`files`; the links no path names
+    (a ``data -> /nfs/lab`` left in the tree, a chain ``c -> a/b/lnk/../../..`` through
+    ``a/b/lnk -> ../..``) would still be packed, and every reader of the unpacked copy would
+    follow them out. They are judged from the list of links alone, as ``rra pack`` and the
+    unpacker judge them (:class:`~rra_tools.io.links.LinkTree`), so nothing outside is touched.
+    """
+    if ctx.root is None:
+        return
+    links = LinkTree("the artifact")
+    for count, (rel, item) in enumerate(walk_tree(ctx.root)):
+        if count % 4096 == 0 and ctx.expired():
+            return  # the engine reports the exhausted budget once
+        if item.is_symlink():
+            try:
+                target = os.readlink(item.path)
+            except OSError:
+                continue  # removed while walking: nothing left to follow
+            links.add(rel, target)
+    if not links:
+        return
+    # A link a manifest path goes through is reported there already, with the path's pointer.
+    named = [ref.path for ref in path_refs(ctx)]
+    for problem in links.problems():
+        if not problem.leaves_root:
+            continue  # a loop leads nowhere: a reader fails on it, and a named path gets RRA303
+        prefix = problem.path + "/"
+        if any(path == problem.path or path.startswith(prefix) for path in named):
+            continue
+        yield Finding("RRA302", f"symbolic link {problem.path!r} -> {problem.target!r} {problem.why}", (),
+                      f"replace the link by what it points to, remove it, or list it in {IGNORE_FILE}: "
+                      f"'rra pack' refuses it and no unpacked copy could follow it", file=problem.path)
