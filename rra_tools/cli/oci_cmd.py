@@ -178,15 +178,19 @@ def push(source: str, ref: str, ref_name: str | None, plain_http: bool | None, i
               "e.g. 500MB, 2GiB, 0 for no limit.")
 @click.option("--max-entries", type=click.IntRange(1), default=1_000_000, show_default=True,
               help="Refuse an artifact with more files, directories and links.")
+@click.option("--max-ratio", type=click.IntRange(0), default=1000, show_default=True,
+              help="Refuse a compressed layer that unpacks to more than this many times its size plus 1 MiB "
+              "(checked before it is fetched; a decompression bomb); 0 for no limit.")
 @_registry_options
 def pull(ref: str, output: str, only: str | None, as_layout: bool, max_unpacked_bytes: int, max_entries: int,
-         plain_http: bool | None, insecure: bool, workers: int, retries: int, quiet: bool) -> None:
+         max_ratio: int, plain_http: bool | None, insecure: bool, workers: int, retries: int, quiet: bool) -> None:
     """Pull REF and unpack it into a new directory; every blob is checked against its digest.
 
     REF is a registry reference (HOST/REPO:TAG or @sha256:...) or a local image layout,
     'oci-layout:DIR[:REF-NAME]'. Before unpacking, an artifact that is not an RRA, or whose
-    layers declare more than --max-unpacked-bytes or the free disk space, is refused. A failed
-    pull leaves nothing at OUTPUT.
+    layers declare more than --max-unpacked-bytes or the free disk space, or with a compressed
+    layer that expands more than --max-ratio times, is refused. A failed pull leaves nothing at
+    OUTPUT.
     """
     from pathlib import Path
 
@@ -194,7 +198,8 @@ def pull(ref: str, output: str, only: str | None, as_layout: bool, max_unpacked_
 
     from ..oci.unpack import UnpackLimits
 
-    limits = UnpackLimits(max_total_bytes=max_unpacked_bytes or None, max_entries=max_entries)
+    limits = UnpackLimits(max_total_bytes=max_unpacked_bytes or None, max_entries=max_entries,
+                          max_ratio=max_ratio or None)
     if ref.startswith("oci-layout:"):
         # The embedded default: a layout on disk (from 'rra pack' or 'skopeo copy'), no registry.
         from ..oci.config import read_config

@@ -275,11 +275,14 @@ def _pull_streamed(source: Reference, output: Path, client: RegistryClient, role
 def check_unpackable(manifest: Mapping[str, Any], config: ArtifactConfig, roles: Collection[str] | None,
                      limits: UnpackLimits, parent: Path, *, where: str, streamed: bool = False) -> None:
     """Refuse, before anything is unpacked (or fetched), an artifact that is no RRA or whose
-    layers (of ``roles``) declare more than ``limits.max_total_bytes`` or than ``parent``'s free space.
+    layers (of ``roles``) declare more than ``limits.max_total_bytes`` or than ``parent``'s free
+    space, or a compressed layer declaring more than ``limits.max_ratio`` times its size
+    (:func:`~rra_tools.oci.unpack.check_ratio`).
 
     MediaTypeError for the artifact type, DocumentTooLarge for the sizes; ``where`` names the source.
     """
     from .config import match_layers
+    from .unpack import check_ratio
 
     kind = manifest.get("artifactType")
     if kind != ARTIFACT_TYPE:
@@ -291,6 +294,8 @@ def check_unpackable(manifest: Mapping[str, Any], config: ArtifactConfig, roles:
     if limits.max_total_bytes is not None and unpacked > limits.max_total_bytes:
         raise DocumentTooLarge(f"{where} unpacks to {unpacked:,} bytes, more than the limit of "
                                f"{limits.max_total_bytes:,}; raise it with --max-unpacked-bytes if you expect this")
+    check_ratio([(d, e, c) for d, e, c in match_layers(manifest, config) if roles is None or e.role in roles],
+                 limits, where)
     # Unless streamed, the blobs land in a temporary layout beside the output while the files are written.
     needed = unpacked + (0 if streamed else sum(d.size for d, _ in chosen))
     try:

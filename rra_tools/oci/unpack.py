@@ -55,10 +55,18 @@ from .errors import (
 from .layout import BlobOpener, Descriptor, layout_opener
 from .tarread import Member, TarReader
 
-__all__ = ["DEFAULT_LIMITS", "UnpackLimits", "UnpackResult", "unpack_layers"]
+__all__ = ["DEFAULT_LIMITS", "DEFAULT_MAX_RATIO", "RATIO_SLACK_BYTES", "UnpackLimits", "UnpackResult",
+           "check_ratio", "unpack_layers"]
 
 _CHUNK = 1024 * 1024
 _REGULAR = (b"0", b"\x00", b"7")
+
+#: Most unpacked bytes per compressed byte of a layer (plus :data:`RATIO_SLACK_BYTES`). Source,
+#: text, tables and model weights compress 2-20 times, sparse arrays a few hundred times; gzip
+#: cannot pass about 1,030 times, while a few kilobytes of zstd can expand to gigabytes.
+DEFAULT_MAX_RATIO = 1000
+#: Added to every layer's bound, so a tiny layer (a few empty files) never meets the ratio.
+RATIO_SLACK_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,10 @@ class UnpackLimits:
     max_name_bytes: int = 4096
     #: Largest GNU long-name or PAX record accepted.
     max_meta_bytes: int = 1024 * 1024
+    #: A compressed layer may unpack to at most ``max_ratio`` times its blob's size plus
+    #: :data:`RATIO_SLACK_BYTES` (None: no bound). An honest decompression bomb declares its
+    #: true size, which the total bound alone lets through when it is below that bound.
+    max_ratio: int | None = DEFAULT_MAX_RATIO
 
 
 DEFAULT_LIMITS = UnpackLimits()
@@ -114,6 +126,7 @@ def unpack_layers(source: Path | str | BlobOpener, manifest: Mapping[str, Any], 
     if limits.max_total_bytes is not None and declared > limits.max_total_bytes:
         raise DocumentTooLarge(f"the layers declare {declared} bytes in all, more than the limit of "
                                f"{limits.max_total_bytes}")
+    check_ratio([(d, e, c) for d, e, c in chosen], limits)
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.rra-unpack-", dir=dest.parent))
     try:
@@ -127,6 +140,27 @@ def unpack_layers(source: Path | str | BlobOpener, manifest: Mapping[str, Any], 
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return UnpackResult(dest, config, tuple(e.role for _, e, _ in chosen), writer.files, writer.bytes)
+
+
+def check_ratio(layers: Collection[tuple[Descriptor, LayerEntry, str]], limits: UnpackLimits,
+                where: str | None = None) -> None:
+    """Refuse (DocumentTooLarge) a compressed layer whose declared unpacked size passes
+    ``limits.max_ratio`` times its blob's size plus :data:`RATIO_SLACK_BYTES`.
+
+    Checked on the declared sizes, before a byte of the layer is read; unpacking then cuts each
+    layer's stream at its declared size, so no layer ever yields more than this bound.
+    """
+    if limits.max_ratio is None:
+        return
+    for descriptor, entry, compression in layers:
+        bound = limits.max_ratio * descriptor.size + RATIO_SLACK_BYTES
+        if compression and entry.size > bound:
+            source = f"{where}: " if where else ""
+            raise DocumentTooLarge(
+                f"{source}layer {descriptor.digest} ({compression}) declares {entry.size:,} unpacked bytes from "
+                f"{descriptor.size:,} compressed, more than {limits.max_ratio} times its size plus "
+                f"{RATIO_SLACK_BYTES:,} bytes ({bound:,}): a decompression bomb? raise the bound with "
+                "--max-ratio if you expect this (0: no bound)")
 
 
 def _move_into_place(tmp: Path, dest: Path) -> None:

@@ -109,10 +109,16 @@ def test_what_a_pull_unpacks_is_bounded_before_anything_is_fetched(registry: Reg
                          "10,000,000; raise it with --max-unpacked-bytes if you expect this")
         _nothing_left(output)
         assert proxy.counts.get("blob-get") == 1  # the config; no layer was fetched
-        many = rra("pull", ref, "-o", str(output), "--max-entries", "1", "--quiet")
+        # Within the total bound, the layer still expands thousands of times: the ratio refuses it.
+        proxy.counts.clear()
+        bomb = rra("pull", ref, "-o", str(output), "--quiet")
+        _refused(bomb, f"from {len(blob):,} compressed, more than 1000 times its size plus 1,048,576 bytes")
+        _nothing_left(output)
+        assert proxy.counts.get("blob-get") == 1  # the config; no layer was fetched
+        many = rra("pull", ref, "-o", str(output), "--max-entries", "1", "--max-ratio", "0", "--quiet")
         _refused(many, "is past the limit of 1 entries")
         _nothing_left(output)
-        roomy = rra("pull", ref, "-o", str(output), "--max-unpacked-bytes", "100MiB", "--quiet")
+        roomy = rra("pull", ref, "-o", str(output), "--max-unpacked-bytes", "100MiB", "--max-ratio", "0", "--quiet")
         assert roomy.returncode == 0, roomy.stderr
         assert (output / "zeros.bin").stat().st_size == 64 * MIB
 
