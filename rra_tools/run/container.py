@@ -18,6 +18,12 @@ The image is the manifest's ``environment.image`` (or an override) and is record
 id the engine reports. At the timeout, or when stopped, the container gets SIGTERM, then
 SIGKILL after the grace period; whatever happens, the container is removed.
 
+The container is the engine's child, not ours, so a parent-death signal cannot tie it to
+``rra run``. A guard (:class:`ContainerGuard`) does: if ``rra run`` dies without removing the
+container (SIGKILL, the out-of-memory killer), the guard stops and removes it, holding the
+run's locks (GPUs, outputs, the pending record of :mod:`.pending`) until it is gone; the next
+``rra run`` or ``rra results`` then finishes the run's record, as for the local executor.
+
 The ``docker`` package (extra ``container``) is imported only when an engine is contacted.
 """
 
@@ -25,8 +31,11 @@ from __future__ import annotations
 
 import os
 import posixpath
+import subprocess
+import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
@@ -40,7 +49,8 @@ from .concurrency import RunSlot, enter
 from .errors import EngineUnavailable, EngineUnsupported, ImageUnavailable, PlanError
 from .gpus import GpuLease, acquire, inventory
 from .local import Progress, RunOptions, RunResult, Tee, clean_environment
-from .outcome import signal_name, snapshot_before, write_record
+from .outcome import host_record, record_head, signal_name, snapshot_before, write_record
+from .pending import Pending
 from .plan import Artifact, RunPlan
 from .records import new_run_dir
 
@@ -48,8 +58,10 @@ __all__ = [
     "ARTIFACT_MOUNT",
     "DEFAULT_ENGINE_URL",
     "ENGINE_URL_ENV",
+    "GUARD_LABEL",
     "HOME_MOUNT",
     "LABEL",
+    "ContainerGuard",
     "ContainerOptions",
     "Engine",
     "Image",
@@ -69,6 +81,8 @@ ENGINE_URL_ENV = "RRA_CONTAINER_HOST"
 DEFAULT_ENGINE_URL = "unix:///var/run/docker.sock"
 #: Label on every container the executor creates (value: the run directory), to find leftovers.
 LABEL = "org.rra.run"
+#: Label holding a token unique to one run, by which its guard finds the container.
+GUARD_LABEL = "org.rra.guard"
 #: PATH of a run whose image does not set one: what Docker gives such containers.
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _SIGTERM, _SIGKILL = 15, 9
@@ -323,7 +337,7 @@ def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:
             lease.release()
             raise
         try:
-            return _Run(plan, opts, engine, image, gpus, lease, slot).run()
+            return _Run(plan, opts, engine, image, gpus, lease, slot, environ).run()
         finally:
             lease.release()
             slot.release()
@@ -354,13 +368,62 @@ def _env_dict(items: Iterable[str]) -> dict[str, str]:
     return env
 
 
+class ContainerGuard:
+    """Stops and removes a run's container if ``rra run`` dies without doing it.
+
+    As the local executor's :class:`~rra_tools.run.local.Watchdog`: a shell in its own session
+    (so a terminal's Ctrl-C or a kill of rra's group does not reach it) waits on a pipe whose only
+    writer is this process. When the run ends, :meth:`dismiss` tells it so. When this process
+    dies in any way, the kernel closes the pipe: the shell reads end-of-file and execs
+    :mod:`rra_tools.run._container_guard`, which stops (SIGTERM, then SIGKILL after the grace
+    period) and removes every container labelled with the run's token. The shell inherits the
+    run's locked descriptors (``fds``), so they stay locked until the container is gone. It costs
+    a millisecond per run; Python starts only when it has work to do.
+    """
+
+    _SCRIPT = 'read line; [ "$line" = done ] && exit 0; exec "$0" -m rra_tools.run._container_guard "$@"'
+
+    def __init__(self, url: str, token: str, grace_s: float, fds: tuple[int, ...], environ: Mapping[str, str]) -> None:
+        # The guard imports this package: from wherever this process imported it.
+        package_dir = str(Path(__file__).resolve().parents[2])
+        env = {**environ, "PYTHONPATH": os.pathsep.join(p for p in (package_dir, environ.get("PYTHONPATH")) if p)}
+        self.proc: subprocess.Popen[bytes] | None
+        try:
+            self.proc = subprocess.Popen(["/bin/sh", "-c", self._SCRIPT, sys.executable, url, token, f"{grace_s:g}"],
+                                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
+                                         pass_fds=fds, env=env)
+        except OSError:  # no /bin/sh: the run goes on, unguarded
+            self.proc = None
+
+    def dismiss(self) -> None:
+        """The container is removed: let the guard exit, and wait for it, so that its copies of
+        the locks are closed before this process lets go of its own."""
+        if self.proc is None or self.proc.stdin is None:
+            return
+        try:
+            self.proc.stdin.write(b"done\n")
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=10.0)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+
 class _Run:
     """One container run, from the run directory to the written record."""
 
     def __init__(self, plan: RunPlan, opts: ContainerOptions, engine: Engine, image: Image,
-                 gpus: list[GpuInfo], lease: GpuLease, slot: RunSlot) -> None:
+                 gpus: list[GpuInfo], lease: GpuLease, slot: RunSlot, environ: Mapping[str, str]) -> None:
         self.plan, self.opts, self.engine, self.image, self.gpus = plan, opts, engine, image, gpus
         self.slot = slot
+        self.environ = environ
+        self.lock_fds = (*lease.fds, *slot.fds)
+        self.token = uuid.uuid4().hex
         self.api = engine.api
         self.assigned = [g.index for g in lease.devices]
         self.messages: list[str] = []
@@ -377,6 +440,24 @@ class _Run:
         plan = self.plan
         started = _now()
         directory = new_run_dir(plan.artifact.runs_dir, plan.launcher.id, plan.seed, started, plan.repeat)
+        host = host_record(plan, Executor.CONTAINER, self.gpus, None)
+        info = {"engine": self.engine.description, "image": self.image.reference, "image_id": self.image.id,
+                "repo_digests": list(self.image.repo_digests), "network": self.network}
+        pending = Pending.start(directory, {
+            **record_head(plan, executor=Executor.CONTAINER, started=started, host=host, assigned=self.assigned,
+                          environment=self.env),
+            "container": info})
+        try:
+            record = self._run(directory, started, host, info, pending.fd)
+        except BaseException:
+            os.close(pending.fd)  # left in place: the next rra run or rra results finishes it
+            raise
+        pending.finish()
+        return RunResult(record, directory)
+
+    def _run(self, directory: Path, started: datetime, host: dict[str, Any], info: dict[str, Any],
+             pending_fd: int) -> dict[str, Any]:
+        plan = self.plan
         recorded_env = self.env
         before = snapshot_before(plan)
         started_epoch = time.time()
@@ -388,7 +469,12 @@ class _Run:
                                      f"({cwd.issue.value if cwd.issue else 'unusable'})")
                 self.status = RunStatus.FAILED
             else:
-                recorded_env = self._in_container(directory, cwd.path, out_log, err_log, t0)
+                guard = ContainerGuard(self.engine.url, self.token, self.opts.kill_grace_s,
+                                       (*self.lock_fds, pending_fd), self.environ)
+                try:
+                    recorded_env = self._in_container(directory, cwd.path, out_log, err_log, t0)
+                finally:
+                    guard.dismiss()
         ended = _now()
         duration = time.monotonic() - t0
         # Mount points made for this run and left empty were not produced by the launcher.
@@ -397,14 +483,11 @@ class _Run:
                 made.rmdir()
             except OSError:
                 pass
-        info = {"engine": self.engine.description, "image": self.image.reference, "image_id": self.image.id,
-                "repo_digests": list(self.image.repo_digests), "network": self.network}
-        record = write_record(plan, directory, executor=Executor.CONTAINER, started=started, ended=ended,
-                              duration_s=duration, started_epoch=started_epoch, status=self.status,
-                              exit_status=self.exit_status, killed_by=self.killed_by, host_gpus=self.gpus,
-                              assigned=self.assigned, environment=recorded_env, messages=self.messages,
-                              container=info, before=before, concurrent=self.slot.concurrent)
-        return RunResult(record, directory)
+        return write_record(plan, directory, executor=Executor.CONTAINER, started=started, ended=ended,
+                            duration_s=duration, started_epoch=started_epoch, status=self.status,
+                            exit_status=self.exit_status, killed_by=self.killed_by, host_gpus=self.gpus,
+                            assigned=self.assigned, environment=recorded_env, messages=self.messages,
+                            container=info, before=before, host=host, concurrent=self.slot.concurrent)
 
     def _mounts(self) -> list[Any]:
         from docker.types import Mount
@@ -458,7 +541,7 @@ class _Run:
             command=plan.argv[1:],
             working_dir=posixpath.normpath(posixpath.join(ARTIFACT_MOUNT, rel_cwd)),
             environment=self.env,
-            labels={LABEL: str(directory.relative_to(plan.artifact.root)),
+            labels={LABEL: str(directory.relative_to(plan.artifact.root)), GUARD_LABEL: self.token,
                     "org.rra.artifact": plan.artifact.manifest.id, "org.rra.launcher": plan.launcher.id},
             host_config=host_config,
             stdin_open=False,

@@ -8,7 +8,9 @@ the entrypoint and that the run's PATH is the image's.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -324,3 +326,74 @@ def test_interrupt_leaves_an_interrupted_record_and_no_container(art: Path, podm
 
 def podman_version(podman: PodmanService) -> str:
     return podman.podman("version", "--format", "{{.Server.Version}}").stdout.strip()
+
+
+def test_sigkill_of_rra_run_takes_the_container_and_keeps_the_run_locked_until_it_is_gone(
+        art: Path, podman: PodmanService) -> None:
+    from rra_tools.run.pending import PENDING_NAME, finish_orphaned_runs
+
+    # sh is the container's PID 1, which ignores SIGTERM: only the SIGKILL after the grace ends it.
+    data = json.loads((art / "rra.yaml").read_text())
+    data["launchers"].append(_launcher("sleeper", ["sh", "-c", "echo ready; sleep 120"],
+                                       resources={"timeout_s": 300}))
+    (art / "rra.yaml").write_text(json.dumps(data, indent=1))
+    proc = subprocess.Popen([sys.executable, "-m", "rra_tools", "run", str(art), "sleeper", "--executor",
+                             "container", "--engine-url", podman.url],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "ready\n"  # the launcher is running in its container
+        (run_dir,) = (art / "runs" / "sleeper").iterdir()
+        label = f"{LABEL}={run_dir.relative_to(art).as_posix()}"
+        assert [c["State"] for c in podman.containers(label)] == ["running"]
+        proc.kill()
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    killed = time.monotonic()
+    try:
+        # While the container lives, its run stays locked: nobody takes it for finished.
+        (running,) = finish_orphaned_runs(load_artifact(art))
+        assert (running.state, running.record) == ("running", None)
+        deadline = killed + 30
+        while podman.containers(label) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert podman.containers(label) == [], "the container outlived rra run"
+        assert time.monotonic() - killed < 20  # the 5 s grace period, then SIGKILL and removal
+    finally:
+        client = podman.client()
+        try:
+            for leftover in podman.containers(label):  # so that the other tests start clean
+                client.remove_container(leftover["Id"], force=True)
+        finally:
+            client.close()
+
+    # The guard lets go of the run's locks as it exits, just after the removal.
+    fd = os.open(run_dir / PENDING_NAME, os.O_RDONLY)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                assert time.monotonic() < deadline, "the run stayed locked after its container was gone"
+                time.sleep(0.05)
+    finally:
+        os.close(fd)
+    done = rra("results", str(art))
+    rel = run_dir.relative_to(art).as_posix()
+    assert (f"run without a record: {rel}: its rra run was killed; finished it as interrupted -> "
+            f"{rel}/record.json") in done.stdout
+    record = json.loads((run_dir / "record.json").read_text())
+    jsonschema.Draft202012Validator(SCHEMA).validate(record)
+    assert record["status"] == "interrupted" and record["exit_status"] is None and record["executor"] == "container"
+    assert record["container"]["image_id"] == podman.image_id and record["container"]["network"] == "none"
+    (message,) = record["messages"]
+    assert message.startswith(f"rra run (pid {proc.pid}) ended without writing this record: it was killed")
+    assert (run_dir / "stdout.log").read_text() == "ready\n"
+    assert not (run_dir / PENDING_NAME).exists()
+    no_containers_left(podman)
