@@ -166,6 +166,9 @@ _ALL = [
     _r("RRA512", "observations-not-independent", W, "spec/04-levels.md#independence",
        "Two reference observations of a claim come from the same run (the same run record or run directory).",
        added="1.1"),
+    _r("RRA513", "repeats-on-stochastic-launcher", W, f"{_MANIFEST}#seeds-and-repeats",
+       "A stochastic launcher declares repeats, which only a seedless launcher has: its runs are its seeds.",
+       added="1.1"),
     # Levels and evidence.
     _r("RRA601", "level-not-met", E, "spec/04-levels.md#levels",
        "The manifest claims a level that what is present does not support."),

@@ -309,3 +309,25 @@ def test_launcher_without_an_id_does_not_hide_the_next_launchers_seeds() -> None
     m["claims"][0]["reference"]["observations"][4]["seed"] = 9
     found = [(c, p) for c, p, _ in codes(m)]
     assert ("RRA509", "/claims/0/reference/observations/4/seed") in found
+
+
+def test_repeats_on_a_stochastic_launcher_is_a_warning_through_the_cli(tmp_path: Path) -> None:
+    from tests.rra_cli import rra
+
+    m = v11()
+    m["launchers"][0]["repeats"] = 5  # base()'s launcher is stochastic (the default) with seeds
+    m["launchers"].append({**copy.deepcopy(m["launchers"][0]), "id": "again", "stochastic": True})
+    root = write(tmp_path, m)
+    assert [c for c in codes(m) if c[0] == "RRA513"] == [
+        ("RRA513", "/launchers/0/repeats", "launcher 'train' is stochastic, so repeats 5 is ignored: its runs "
+                                           "are its seeds"),
+        ("RRA513", "/launchers/1/repeats", "launcher 'again' is stochastic, so repeats 5 is ignored: its runs "
+                                           "are its seeds")]
+    done = rra("validate", str(root))
+    assert "warning[RRA513] launcher 'train' is stochastic, so repeats 5 is ignored" in done.stdout
+    assert ("= hint: remove repeats and list one seed per run, or set stochastic: false if the program reads "
+            "no seed") in done.stdout
+    m["launchers"][0]["stochastic"] = False
+    m["launchers"][0]["seeds"] = []
+    del m["launchers"][1]
+    assert [c for c in codes(m) if c[0] == "RRA513"] == []

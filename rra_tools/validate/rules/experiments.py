@@ -49,7 +49,7 @@ def _interval(claim: Mapping[str, Any], observed: list[tuple[int, float, int | N
     return acceptance_interval(values, min(precision, 15))
 
 
-@check("RRA501", "RRA510", "RRA511")
+@check("RRA501", "RRA510", "RRA511", "RRA513")
 def launcher_sanity(ctx: Context) -> Iterator[Finding]:
     """Stochastic launchers declare seeds, without repeats; the timeout covers the expected runtime."""
     for i, launcher in ctx.items("launchers"):
@@ -59,6 +59,12 @@ def launcher_sanity(ctx: Context) -> Iterator[Finding]:
             yield Finding("RRA501", f"launcher {launcher.get('id')!r} is stochastic but declares no seeds",
                           ("launchers", i), "list the seeds a reproduction runs (seeds: [0, 1, 2, 3, 4]), "
                           "or set stochastic: false")
+        if stochastic is True and "repeats" in launcher:
+            # Runs repeats times was probably meant, and it runs once per seed instead.
+            yield Finding("RRA513", f"launcher {launcher.get('id')!r} is stochastic, so repeats "
+                          f"{launcher['repeats']!r} is ignored: its runs are its seeds",
+                          ("launchers", i, "repeats"), "remove repeats and list one seed per run, or set "
+                          "stochastic: false if the program reads no seed")
         if isinstance(seeds, list):
             seen: set[int] = set()
             for j, raw_seed in enumerate(seeds):
