@@ -51,15 +51,17 @@ def generated_files() -> dict[Path, str]:
 
 
 def _conformance_readme() -> dict[Path, str]:
-    """The suite README's list of rule codes without a case, computed from the cases."""
+    """The suite README's list of rule codes without a case and its table of the RRA 1.1 cases
+    that pin the optional edge cases, computed from the cases."""
     from .conformance.cases import load_suite
-    from .conformance.coverage import uncovered_block
+    from .conformance.coverage import pinned_block, uncovered_block
     from .validate.catalog import RULES
 
     suite = ROOT / "conformance" / "v1.0"
     readme = suite / "README.md"
-    return {readme: with_block(readme.read_text(encoding="utf-8"), "uncovered-codes",
-                               uncovered_block(RULES, load_suite(suite)))}
+    cases = load_suite(suite)
+    text = with_block(readme.read_text(encoding="utf-8"), "uncovered-codes", uncovered_block(RULES, cases))
+    return {readme: with_block(text, "pinned-in-1.1", pinned_block(cases))}
 
 
 def with_block(text: str, name: str, block: str) -> str:

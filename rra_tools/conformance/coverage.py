@@ -11,7 +11,8 @@ from collections.abc import Iterable
 
 from .cases import LoadedCase
 
-__all__ = ["CLASS_TAGS", "FEATURE_TAGS", "NOT_EXPRESSIBLE", "covered_codes", "uncovered_block", "uncovered_codes"]
+__all__ = ["CLASS_TAGS", "FEATURE_TAGS", "NOT_EXPRESSIBLE", "PINNED_SECTIONS", "covered_codes", "pinned_block",
+           "uncovered_block", "uncovered_codes"]
 
 #: Tags of optional features: a validator that claims the feature passes every case with the tag.
 FEATURE_TAGS = {
@@ -47,3 +48,24 @@ def uncovered_block(rules: Iterable[str], cases: Iterable[LoadedCase]) -> str:
     items = "".join(f"- `{code}`: {NOT_EXPRESSIBLE.get(code, 'no case yet')}.\n" for code in missing)
     count = "One code has" if len(missing) == 1 else f"{len(missing)} codes have"
     return f"{count} no case:\n\n{items}"
+
+
+#: The sections where RRA 1.1 pinned what implementations of 1.0 were known to do differently
+#: (spec/03-versioning.md#fields-and-versions): its cases of these sections settle, as required
+#: behaviour of a 1.1 manifest, edge cases that the 'optional' class only recommends for 1.0.
+PINNED_SECTIONS = ("spec/02-manifest.md#numbers", "spec/02-manifest.md#regular-expressions")
+
+
+def pinned_block(cases: Iterable[LoadedCase]) -> str:
+    """The README's generated table of the RRA 1.1 cases that pin interoperability edge cases."""
+    rows = [c for c in cases if "rra-1-1" in c.case.tags and set(c.case.sections) & set(PINNED_SECTIONS)]
+    if not rows:
+        return "No RRA 1.1 case pins an edge case yet.\n"
+    lines = ["| Case | Section | Expected | What it pins |", "|---|---|---|---|"]
+    for loaded in rows:
+        case = loaded.case
+        section = next(s for s in case.sections if s in PINNED_SECTIONS).split("#")[1]
+        expected = case.expect.verdict + "".join(f", `{code}`" for code in case.expect.codes)
+        description = case.description.replace("|", "\\|")  # a '|' would end the cell
+        lines.append(f"| `{case.id}` | {section} | {expected} | {description} |")
+    return "\n".join(lines) + "\n"

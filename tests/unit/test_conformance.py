@@ -58,6 +58,17 @@ def test_readme_lists_the_codes_without_a_case() -> None:
     assert uncovered_block(RULES, CASES) in readme, "run 'python -m rra_tools._generate'"
 
 
+def test_readme_lists_the_rra11_cases_that_pin_the_optional_edge_cases() -> None:
+    from rra_tools.conformance.coverage import PINNED_SECTIONS, pinned_block
+
+    readme = (SUITE / "README.md").read_text(encoding="utf-8")
+    optional = readme.split("### Optional cases", 1)[1].split("## Running the suite", 1)[0]
+    assert pinned_block(CASES) in optional, "run 'python -m rra_tools._generate'"
+    pinned = [c.case.id for c in CASES if set(c.case.sections) & set(PINNED_SECTIONS) and "rra-1-1" in c.case.tags]
+    assert {"rra11-integer-valued-float-seed", "rra11-regex-ecma-named-group"} <= set(pinned)
+    assert all(f"| `{ident}` |" in optional for ident in pinned)
+
+
 def test_every_case_has_exactly_one_class_tag() -> None:
     wrong = {c.case.id: sorted(CLASS_TAGS & set(c.case.tags)) for c in CASES
              if len(CLASS_TAGS & set(c.case.tags)) != 1}
