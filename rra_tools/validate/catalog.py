@@ -118,7 +118,8 @@ _ALL = [
        "A secret variable or parameter is given a value in the manifest, or is used where records store it.",
        added="1.1"),
     _r("RRA214", "unfinished-value", E, f"{_MANIFEST}#unfinished-values",
-       "A string value is placeholder text (TODO, TBD or FIXME) left to be filled in."),
+       "A string value is placeholder text (TODO, TBD or FIXME) left to be filled in "
+       "(a warning in a manifest that declares 1.0).", added="1.1"),
     _r("RRA215", "guide-out-of-sync", W, f"{_MANIFEST}#guide",
        "A guide written by 'rra guide' differs from what the manifest renders today."),
     # Files and paths.

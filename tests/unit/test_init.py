@@ -72,3 +72,17 @@ def test_init_never_overwrites(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["init", str(tmp_path)])
     assert result.exit_code == 2 and "already exists; nothing was written" in result.output
     assert (tmp_path / "rra.json").read_text() == "{}" and not (tmp_path / "rra.yaml").exists()
+
+
+def test_placeholder_text_is_an_error_in_1_1_and_a_warning_in_1_0(tmp_path: Path) -> None:
+    # RRA214 came with RRA 1.1: a 1.0 manifest that was valid with such text stays valid.
+    target = tmp_path / "art"
+    assert rra("init", str(target)).returncode == 0
+    text = (target / "rra.yaml").read_text()
+    assert f'rra_version: "{SPEC_VERSION}"' in text and SPEC_VERSION == "1.1"
+    (target / "rra.yaml").write_text(text.replace('rra_version: "1.1"', 'rra_version: "1.0"'))
+    done = rra("validate", str(target))
+    assert "warning[RRA214] 'TODO: SPDX license, e.g. MIT' is a placeholder, not a value" in done.stdout
+    assert "error[RRA214]" not in done.stdout
+    assert done.returncode == 0 and "0 clean; 0 error(s), 5 warning(s), 0 info" in done.stdout  # with RRA404
+    assert _validate(target)[1].count("RRA214") == 4

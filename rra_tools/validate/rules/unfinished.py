@@ -3,6 +3,11 @@
 ``rra init`` writes a manifest whose unknowns read ``"TODO: ..."``; it is schema-valid so
 editors help while it is filled in, and this rule is what keeps a half-filled manifest from
 validating clean (and ``rra sbom`` from publishing ``TODO`` as a license).
+
+The rule was added in RRA 1.1. A manifest that declares 1.0 was valid with such text (a title
+may well start with "TODO"), and a minor version must not turn a valid manifest into an invalid
+one (spec/03-versioning.md#compatibility): for 1.0 the finding is a warning, from 1.1 on an
+error. ``rra init`` declares the version it implements, so its placeholders are errors.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..context import Context, Finding, Pointer
+from ..diagnostics import Severity
+from ..schema_layer import declared_version
 from . import check
 
 __all__ = ["PLACEHOLDER", "is_placeholder"]
@@ -39,6 +46,7 @@ def unfinished_values(ctx: Context) -> Iterator[Finding]:
     """Every string value (not key) outside x-* extensions that is placeholder text."""
     if not ctx.may_contain(*_WORDS):
         return  # one substring search instead of a walk over every value
+    severity = Severity.WARNING if (declared_version(ctx.data) or (1, 1)) < (1, 1) else None
     stack: list[tuple[Pointer, Any]] = [((), ctx.data)]
     while stack:
         pointer, node = stack.pop()
@@ -52,7 +60,8 @@ def unfinished_values(ctx: Context) -> Iterator[Finding]:
                 if value[:1] in " \tTF" and PLACEHOLDER.match(value) is not None and \
                         not (isinstance(key, str) and key.startswith("x-")):
                     yield Finding("RRA214", f"{value!r} is a placeholder, not a value", (*pointer, key),
-                                  "replace it with the real value (or remove the field when it is optional)")
+                                  "replace it with the real value (or remove the field when it is optional)",
+                                  severity=severity)
             elif (kind is dict or kind is list or isinstance(value, (dict, list))) and \
                     not (isinstance(key, str) and key.startswith("x-")):
                 stack.append(((*pointer, key), value))  # extensions are the tools' business
