@@ -60,7 +60,7 @@ MODULES: dict[str, list[str]] = {
         "tests/unit/test_conformance.py", "-k", "experiments or rules or claim or observations or seed or stability",
     ],
     "rra_tools/oci/unpack.py": [
-        "tests/unit/test_oci_unpack.py", "tests/unit/test_oci_validate.py", "tests/unit/test_oci_pack.py",
+        "tests/unit/test_oci_unpack_limits.py", "tests/unit/test_oci_unpack_place.py", "tests/unit/test_oci_unpack.py", "tests/unit/test_oci_validate.py", "tests/unit/test_oci_pack.py",
         "tests/unit/test_conformance.py", "-k", "oci or unpack",
     ],
     "rra_tools/run/outcome.py": ["tests/unit/test_run_outcome.py", "tests/acceptance/test_run_outputs.py",
@@ -98,6 +98,21 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "allowed_writes: return allowed -> return None (#2)":
             "unreachable: Artifact.runs_dir is root / a relative path without '..' (else ArtifactError), "
             "so relative_to(root) cannot raise ValueError",
+    },
+    "rra_tools/oci/unpack.py": {
+        **{f"<module>: 1024 -> 1025{n}": "_CHUNK (1024 * 1024) is only how much is read or written at a time; "
+                                        "any positive size gives the same bytes and the same checks"
+           for n in ("", " (#2)")},
+        "__init__: True -> False": "_Bounded's default hashing=True is never used: both callers pass hashing",
+        "read: -1 -> 1": "_Bounded.read's default size is never used: TarReader, drain, the gzip reader and "
+                         "zstandard's stream_reader always pass one",
+    },
+    "rra_tools/validate/rules/experiments.py": {
+        # The rules read what the one loader (io/source.py) parsed: every mapping is a plain dict,
+        # so 'type(obs) is dict' alone decides (isinstance(obs, Mapping) is a fallback it never reaches).
+        **{f"{f}: type(obs) is dict or isinstance(obs, Mapping) -> type(obs) is dict and isinstance(obs, Mapping)":
+           "every mapping the loader gives is a plain dict, for which both conditions hold"
+           for f in ("_repeats", "_independence")},
     },
     "rra_tools/validate/rules/levels.py": {
         "run_records: break -> continue":
@@ -208,9 +223,10 @@ def _mutation_points(tree: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
     return [(node, change) for node in ast.walk(tree) if id(node) not in skip for change in _changes(node)]
 
 
-def mutants_of(module: str) -> list[Mutant]:
-    """Every mutant of ``module`` (a path relative to the repository root), in a fixed order."""
-    tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
+def mutants_of(module: str, source: str | None = None) -> list[Mutant]:
+    """Every mutant of ``module`` (a path relative to the repository root; its text is ``source``,
+    default: the file as it is now), in a fixed order."""
+    tree = ast.parse(source if source is not None else (ROOT / module).read_text(encoding="utf-8"))
     owner = _functions(tree)
     found: list[Mutant] = []
     seen: dict[str, int] = {}
@@ -232,10 +248,11 @@ class _Replace(ast.NodeTransformer):
         return super().visit(node)
 
 
-def mutated_source(module: str, index: int | None) -> str:
-    """The module's source with mutant ``index`` applied (None: unchanged, but unparsed the same
-    way, so that the baseline and the mutants differ only by the mutation)."""
-    tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
+def mutated_source(module: str, index: int | None, source: str | None = None) -> str:
+    """The module's source (``source``, default: the file as it is now) with mutant ``index``
+    applied (None: unchanged, but unparsed the same way, so that the baseline and the mutants
+    differ only by the mutation)."""
+    tree = ast.parse(source if source is not None else (ROOT / module).read_text(encoding="utf-8"))
     if index is not None:
         node, change = _mutation_points(tree)[index]
         tree = _Replace(node, change).visit(tree)
@@ -300,7 +317,10 @@ def run_module(module: str, limit: int, seed: int, timeout: float | None, log: b
     JSON-able mapping."""
     # Test files another change has not brought yet are left out; '-k' also matches file names.
     tests = [t for t in MODULES[module] if not t.startswith("tests/") or (ROOT / t).exists()]
-    everything = mutants_of(module)
+    # Read once: a module changed in the working tree during a long run (a rebase) must not
+    # change which mutants the rest of the run makes.
+    source = (ROOT / module).read_text(encoding="utf-8")
+    everything = mutants_of(module, source)
     equivalent = EQUIVALENT.get(module, {})
     selected = [m for m in everything if m.index in only] if only else _sample(everything, limit, seed)
     results: list[dict[str, object]] = []
@@ -308,7 +328,7 @@ def run_module(module: str, limit: int, seed: int, timeout: float | None, log: b
         copy_root = Path(tmp)
         _copy_tree(copy_root)
         target = copy_root / module
-        _write(target, mutated_source(module, None))
+        _write(target, mutated_source(module, None, source))
         status, base_seconds = _run_tests(copy_root, tests, timeout=1800)
         if status != "passed":
             raise SystemExit(f"{module}: the tests fail without any mutation ({status}); fix them first")
@@ -320,7 +340,7 @@ def run_module(module: str, limit: int, seed: int, timeout: float | None, log: b
             if mutant.key in equivalent:
                 results.append({**asdict(mutant), "status": "equivalent", "reason": equivalent[mutant.key]})
                 continue
-            _write(target, mutated_source(module, mutant.index))
+            _write(target, mutated_source(module, mutant.index, source))
             outcome, seconds = _run_tests(copy_root, tests, limit_s)
             status = "survived" if outcome == "passed" else "killed"
             results.append({**asdict(mutant), "status": status, "seconds": round(seconds, 1)})

@@ -299,3 +299,19 @@ def test_changes_that_may_alter_the_method_name_their_claims() -> None:
         ("RRA508", "/changes/4/alters_method",
          "change 'c4' has alters_method: unknown but names no affected claims"),
     ]
+
+
+def test_entries_that_are_not_observations_and_repeats_that_are_not_integers_are_passed_over() -> None:
+    # A string in the list is the schema's finding (RRA112), never a crash of the rules; a repeat
+    # that is no integer is not judged, and the scan goes on to the next observation.
+    m = _seedless(3, ["x", 1.5, 7, 1])
+    m["claims"][0]["reference"]["observations"].insert(0, "not an observation")
+    m["claims"][0]["reference"]["observations"][2]["run_record"] = "runs/a/record.json"
+    m["claims"][0]["reference"]["observations"][4]["run_record"] = "runs/a/record.json"
+    got = _diagnostics(m, "RRA")
+    assert [(d.code, d.pointer) for d in got if d.code.startswith("RRA5")] == [
+        ("RRA509", "/claims/0/reference/observations/3/repeat"),
+        ("RRA512", "/claims/0/reference/observations/4/run_record")]
+    assert [(d.code, d.pointer) for d in got if d.code.startswith("RRA1")] == [
+        ("RRA112", "/claims/0/reference/observations/0"), ("RRA112", "/claims/0/reference/observations/1/repeat"),
+        ("RRA112", "/claims/0/reference/observations/2/repeat")]
