@@ -82,3 +82,10 @@ def test_an_empty_destination_removed_meanwhile_is_made_again(tmp_path: Path) ->
     result = _unpack_while(tmp_path, dest, dest.rmdir)
     assert result.dest == dest and (dest / "a.py").read_bytes() == b"x"
     assert leftovers(tmp_path) == []
+
+
+def test_missing_parents_of_the_destination_are_made(tmp_path: Path) -> None:
+    dest = tmp_path / "a" / "b" / "out"
+    result = _unpack_while(tmp_path, dest, lambda: None)
+    assert result.dest == dest and (dest / "a.py").read_bytes() == b"x"
+    assert leftovers(dest.parent) == []
