@@ -45,18 +45,18 @@ class DigestPool:
         self._workers = workers if workers is not None else min(32, 2 * (os.cpu_count() or 1))
         self._deadline = deadline
         self._pool: ThreadPoolExecutor | None = None
+        self._open = False
         self._futures: dict[Path, Future[str | OSError]] = {}
 
     def __enter__(self) -> DigestPool:
-        # Imported here: a run without outputs (and `rra run`'s start-up) does not need threads.
-        from concurrent.futures import ThreadPoolExecutor
-
-        self._pool = ThreadPoolExecutor(max_workers=max(1, self._workers))
+        self._open = True
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._open = False
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
 
     def _one(self, path: Path) -> str | OSError:
         try:
@@ -66,8 +66,15 @@ class DigestPool:
 
     def submit(self, path: Path) -> None:
         """Start hashing ``path`` (once, however often it is submitted)."""
-        if self._pool is None:
+        if not self._open:
             raise RuntimeError("DigestPool used outside its 'with' block")
+        if self._pool is None:
+            # Threads (and the concurrent.futures import) only once there is something to hash:
+            # a run without outputs, or a manifest checked without its files (rra run's check
+            # of a manifest), needs none.
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(max_workers=max(1, self._workers))
         if path not in self._futures:
             self._futures[path] = self._pool.submit(self._one, path)
 

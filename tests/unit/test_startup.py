@@ -54,3 +54,43 @@ def test_explain_imports_only_the_renderer() -> None:
     heavy = {"pydantic", "jsonschema", "rra_tools.model.manifest", "rra_tools.run", "rra_tools.env",
              "rra_tools.oci"}
     assert not heavy & loaded, f"rra explain imported {sorted(heavy & loaded)}"
+
+
+RUN = """
+import json, os, sys
+real_exit = os._exit
+
+
+def report(code):
+    print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr, flush=True)
+    real_exit(code)
+
+
+os._exit = report  # rra run ends with os._exit after flushing
+from rra_tools.cli.main import main
+try:
+    main(["run", sys.argv[1], "train", "--seed", "0", "-q"])
+except SystemExit as exit:
+    report(exit.code)
+"""
+
+
+def test_first_run_of_a_manifest_imports_neither_jsonschema_nor_threads(tmp_path: Path) -> None:
+    # The first rra run of a manifest checks it (schema, then its own errors): the compiled
+    # validator it has loaded for the schema answers the second check too, and nothing is hashed.
+    import os
+    import shutil
+
+    art = tmp_path / "art"
+    shutil.copytree(ROOT / "examples" / "digits-logreg", art)
+    text = (art / "rra.yaml").read_text()
+    (art / "rra.yaml").write_text(text.replace('argv: ["python", "train.py"', 'argv: ["/bin/true", "train.py"'))
+    env = {**os.environ, "RRA_CACHE_DIR": str(tmp_path / "cache")}  # empty: nothing checked yet
+    proc = subprocess.run([sys.executable, "-c", RUN, str(art)], capture_output=True, text=True, check=False,
+                          env=env)
+    probe = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert probe["code"] in (0, 1), proc.stderr
+    assert (tmp_path / "cache" / "preflight").is_dir(), "the manifest's own checks did not run"
+    loaded = set(probe["modules"])
+    assert "jsonschema_rs" in loaded and "rra_tools.validate.engine" in loaded
+    assert not {"jsonschema", "concurrent.futures"} & loaded, sorted({"jsonschema", "concurrent.futures"} & loaded)
