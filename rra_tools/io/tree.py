@@ -11,7 +11,7 @@ the root (one that leads out is itself a link that escapes, which both callers r
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 
 from .ignore import IGNORE_FILE, VCS_NAMES, IgnoreRules
@@ -29,23 +29,30 @@ def ignore_rules(root: Path) -> IgnoreRules:
     return IgnoreRules.parse(resolved.path.read_text(encoding="utf-8", errors="replace"))
 
 
-def walk_tree(root: Path, *, skip: Collection[Path] = (),
-              rules: IgnoreRules | None = None) -> Iterator[tuple[str, os.DirEntry[str]]]:
+def walk_tree(root: Path, *, skip: Collection[Path] = (), rules: IgnoreRules | None = None,
+              unreadable: Callable[[str, OSError], None] | None = None) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """``(relative POSIX path, entry)`` for every entry under ``root`` that is packed.
 
     Directories are yielded before what they hold, each directory's entries in name order; a
     directory in ``skip`` (real paths, e.g. a layout being written inside the root) is left out
     with everything below it, as is what ``rules`` (by default the root's ``.rraignore``) or
     :data:`VCS_NAMES` exclude. Entries are not judged: names that are not UTF-8, FIFOs and links
-    are yielded for the caller to refuse or report.
+    are yielded for the caller to refuse or report. A directory that cannot be listed raises
+    its OSError, or, with ``unreadable``, is passed to it (relative path, error) and skipped.
     """
     if rules is None:
         rules = ignore_rules(root)
     stack = [("", str(root))]
     while stack:
         prefix, directory = stack.pop()
-        with os.scandir(directory) as it:
-            items = sorted(it, key=lambda d: d.name)
+        try:
+            with os.scandir(directory) as it:
+                items = sorted(it, key=lambda d: d.name)
+        except OSError as exc:
+            if unreadable is None or not prefix:
+                raise
+            unreadable(prefix.rstrip("/"), exc)
+            continue
         for item in items:
             if item.name in VCS_NAMES:
                 continue

@@ -254,9 +254,14 @@ def collect_layers(root: Path, document: Any, manifest_file: str, skip: set[Path
     return layers
 
 
+def _unreadable(rel: str, exc: OSError) -> None:
+    raise PackError(f"directory {rel!r} cannot be read ({exc.strerror or exc}); make it readable or list it in "
+                    f"{IGNORE_FILE}")
+
+
 def _walk(root: Path, skip: set[Path]) -> list[Entry]:
     found: list[Entry] = []
-    for rel, item in walk_tree(root, skip=skip):
+    for rel, item in walk_tree(root, skip=skip, unreadable=_unreadable):
         path = Path(item.path)
         info = item.stat(follow_symlinks=False)
         try:

@@ -89,3 +89,37 @@ def test_links_inside_the_root_are_clean(tmp_path: Path) -> None:
     os.symlink("a/b/lnk/requirements.lock", root / "lock")
     os.symlink("lock", root / "lock2")
     assert located(root) == []
+
+
+def test_an_unreadable_directory_is_a_warning_for_validate_and_a_clear_error_for_pack() -> None:
+    # Root reads every directory: the commands run as 'nobody', through setpriv (util-linux).
+    import subprocess
+    import tempfile
+
+    from tests.rra_cli import rra_command
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to run rra as another user (run the suite as root, as .ci/run does)")
+    base = Path(tempfile.mkdtemp(prefix="rra-unreadable-", dir="/tmp"))
+    try:
+        os.chmod(base, 0o755)
+        root = base / "art"
+        shutil.copytree(BASE, root)
+        (root / "locked").mkdir(mode=0o000)
+        (base / "out").mkdir(mode=0o777)
+        os.chmod(base / "out", 0o777)
+        nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        done = subprocess.run([*nobody, *rra_command(), "validate", str(root)], capture_output=True, text=True,
+                              cwd=base, timeout=300, check=False)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+        assert (f"{root / 'locked'}: warning[RRA302] directory 'locked' cannot be read (Permission denied), so "
+                "the symbolic links in it were not checked") in done.stdout
+        packed = subprocess.run([*nobody, *rra_command(), "pack", str(root), "-o", str(base / "out" / "layout")],
+                                capture_output=True, text=True, cwd=base, timeout=300, check=False)
+        assert packed.returncode != 0 and "Traceback" not in packed.stderr, packed.stderr
+        assert ("error: directory 'locked' cannot be read (Permission denied); make it readable or list it in "
+                ".rraignore") in packed.stderr
+    finally:
+        if (base / "art" / "locked").is_dir():
+            os.chmod(base / "art" / "locked", 0o755)
+        shutil.rmtree(base, ignore_errors=True)

@@ -14,6 +14,7 @@ from ...io.links import LinkTree
 from ...io.paths import PathIssue, RootResolver, lexical_issue
 from ...io.tree import walk_tree
 from ..context import Context, Finding, Pointer, strings
+from ..diagnostics import Severity
 from . import check
 
 __all__ = ["PathRef", "files", "path_refs", "tree_links"]
@@ -163,7 +164,8 @@ def tree_links(ctx: Context) -> Iterator[Finding]:
     if ctx.root is None:
         return
     links = LinkTree("the artifact")
-    for count, (rel, item) in enumerate(walk_tree(ctx.root)):
+    unread: list[tuple[str, OSError]] = []
+    for count, (rel, item) in enumerate(walk_tree(ctx.root, unreadable=lambda d, e: unread.append((d, e)))):
         if count % 4096 == 0 and ctx.expired():
             return  # the engine reports the exhausted budget once
         if item.is_symlink():
@@ -172,6 +174,10 @@ def tree_links(ctx: Context) -> Iterator[Finding]:
             except OSError:
                 continue  # removed while walking: nothing left to follow
             links.add(rel, target)
+    for rel, exc in unread:
+        yield Finding("RRA302", f"directory {rel!r} cannot be read ({exc.strerror or exc}), so the symbolic "
+                      "links in it were not checked", (), f"make it readable, or list it in {IGNORE_FILE} "
+                      "('rra pack' refuses it too)", severity=Severity.WARNING, file=rel)
     if not links:
         return
     # A link a manifest path goes through is reported there already, with the path's pointer.
