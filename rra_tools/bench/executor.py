@@ -105,6 +105,10 @@ class CellSlot:
     stop: threading.Event
     #: Starts of this cell before this one that did not finish (0 on a first run).
     restarted: int = 0
+    #: Where the cell writes the files it would write into the benchmark directory, when not
+    #: there: a node-local scratch directory of the Slurm executor (:mod:`.slurm`), which
+    #: gathers it into the benchmark directory afterwards. None: the benchmark directory.
+    workdir: Path | None = None
 
     def run_options(self, **kwargs: Any) -> RunOptions:
         """Run options for the cell's runs (``rra_tools.run.run_plans``): its devices, its memory

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import shutil
 import signal
@@ -52,6 +53,7 @@ from ..run.results import claim_values, latest_successful
 from .errors import BenchError
 from .executor import CellEvent, CellResult, CellSlot, execute
 from .scoring import totals as count_states
+from .slurm import JobResources, SlurmOptions, execute_slurm
 from .taskset import LoadedTaskSet, ResolvedTask
 
 __all__ = ["AttemptCell", "reproduce"]
@@ -132,6 +134,15 @@ def _cells(taskset: LoadedTaskSet) -> list[AttemptCell]:
     return cells
 
 
+def _job_resources(cell: AttemptCell) -> JobResources:
+    """What an attempt's Slurm job asks for: its GPUs, one CPU, and the sum of its launchers'
+    time limits with a margin for copying and setup (CPUs and memory: the executor's options;
+    the manifest view the runner reads does not carry a launcher's CPU and memory needs)."""
+    order = launcher_order(cell.task.artifact, [cell.task.launcher])
+    seconds = sum(launcher.resources.timeout_s for launcher in order)
+    return JobResources(gpus=cell.gpus, time_min=math.ceil(seconds * 1.25 / 60) + 5)
+
+
 def _out_of_memory(result_dir: Path, record: dict[str, Any]) -> bool:
     """A failed run under a memory limit whose error output says it ran out of memory."""
     if not any(str(m).startswith(MEMORY_LIMIT_NOTE) for m in record.get("messages") or []):
@@ -162,7 +173,13 @@ def _attempt(cell: AttemptCell, out: Path, slot: CellSlot) -> tuple[Attempt, boo
     """Run and score one attempt; also whether the stop event interrupted it."""
     task, number = cell.task, cell.number
     seed = _seed_for(task, number)
-    workspace = out / "work" / task.paper / task.experiment / task.task.id / f"attempt-{number}"
+    rel = Path("work", task.paper, task.experiment, task.task.id, f"attempt-{number}")
+    if (out / rel).exists():
+        _keep_interrupted(out / rel)
+    # In a Slurm job the attempt runs in node-local scratch laid out like ``out``; the executor
+    # gathers it into ``out`` afterwards, so paths relative to the root stay true.
+    root = slot.workdir or out
+    workspace = root / rel
     if workspace.exists():
         _keep_interrupted(workspace)
     runs = task.artifact.runs_dir.relative_to(task.artifact.root).parts[0]
@@ -176,7 +193,7 @@ def _attempt(cell: AttemptCell, out: Path, slot: CellSlot) -> tuple[Attempt, boo
                        detail=f"cannot plan the run: {exc}"), False
     outcome = run_plans(plans, slot.run_options(), handle_signals=False)
     stopped = slot.stop.is_set() and outcome.interrupted
-    failed = _failure(outcome, out, task)
+    failed = _failure(outcome, root, task)
     if failed is not None:
         state, detail, record = failed
         return Attempt(number=number, seed=seed, state=state, detail=detail, record=record), stopped
@@ -187,7 +204,7 @@ def _attempt(cell: AttemptCell, out: Path, slot: CellSlot) -> tuple[Attempt, boo
         return Attempt(number=number, seed=seed, state=AttemptState.MISSING_VALUE,
                        detail=f"no run record of {task.launcher!r} has a value of claim {task.task.claim!r}"), False
     _, value, where = found[0]
-    record = (workspace / where).relative_to(out).as_posix()
+    record = (workspace / where).relative_to(root).as_posix()
     if task.interval.contains(value):
         return Attempt(number=number, seed=seed, state=AttemptState.SUCCESS, value=value, record=record), False
     return Attempt(number=number, seed=seed, state=AttemptState.OUTSIDE_INTERVAL, value=value, record=record,
@@ -217,14 +234,16 @@ def _check_resumable(out: Path, identity: dict[str, Any]) -> None:
 def reproduce(taskset: LoadedTaskSet, out: Path, on_attempt: OnAttempt | None = None, *,
               jobs: int | None = None, memory_limit_mib: int | None = None,
               gpus: Sequence[GpuInfo] | None = None, on_event: Callable[[CellEvent], None] | None = None,
-              stop: threading.Event | None = None) -> BenchResults:
+              stop: threading.Event | None = None, slurm: SlurmOptions | None = None) -> BenchResults:
     """Run every task ``repeats`` times in fresh copies under ``out`` and score each attempt.
 
     Attempts are cells of :func:`rra_tools.bench.executor.execute`: up to ``jobs`` at once (default
     the number of cores), each with the GPUs its launchers need, CPU-only ones under
     ``memory_limit_mib``. Each finished attempt is kept in ``out/state/``: running the same task
     set into the same ``out`` again resumes it, running only the attempts that have no result
-    (an attempt killed mid-run is run again and marked ``restarted``). BenchError when
+    (an attempt killed mid-run is run again and marked ``restarted``). With ``slurm``, the
+    attempts are Slurm jobs (:func:`rra_tools.bench.slurm.execute_slurm`) instead, with the same
+    state: a benchmark started locally resumes on Slurm and the other way round. BenchError when
     ``out/work`` holds another benchmark. A signal stops the benchmark: the attempts it
     interrupted or never started are recorded as infrastructure failures, and are run when the
     benchmark is resumed.
@@ -257,9 +276,18 @@ def reproduce(taskset: LoadedTaskSet, out: Path, on_attempt: OnAttempt | None = 
         if on_attempt is not None and event.data is not None and event.kind in ("finished", "resumed"):
             on_attempt(by_key[event.key].task, Attempt.model_validate(event.data))
 
-    inventory = list(gpus) if gpus is not None else (gpu_inventory() if any(c.gpus for c in cells) else [])
-    finished = execute(cells, run_one, state, gpus=inventory, max_workers=jobs,
-                       memory_limit_mib=memory_limit_mib, progress=progress, stop=stop)
+    if slurm is not None:
+        def lost(cell: AttemptCell, kind: str, detail: str) -> dict[str, Any]:
+            return Attempt(number=cell.number, seed=_seed_for(cell.task, cell.number),
+                           state=AttemptState.INFRASTRUCTURE_FAILURE,
+                           detail=f"{kind}: {detail}").model_dump(mode="json", exclude_none=True)
+
+        finished = execute_slurm(cells, run_one, state, out, lost=lost, resources=_job_resources,
+                                 options=slurm, progress=progress, stop=stop)
+    else:
+        inventory = list(gpus) if gpus is not None else (gpu_inventory() if any(c.gpus for c in cells) else [])
+        finished = execute(cells, run_one, state, gpus=inventory, max_workers=jobs,
+                           memory_limit_mib=memory_limit_mib, progress=progress, stop=stop)
     repeats = taskset.model.repeats
     results: list[TaskResult] = []
     for task in taskset.tasks:

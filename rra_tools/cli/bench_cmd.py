@@ -112,7 +112,25 @@ def bench() -> None:
               help="Attempts run at once (default: the number of CPU cores); GPU attempts also wait for free devices.")
 @click.option("--memory-limit", "memory_limit", type=click.IntRange(min=16), default=None, metavar="MIB",
               help="Address-space limit of each launcher of a CPU-only attempt, MiB (RLIMIT_AS).")
-def reproduce_command(taskset: str, output: str | None, jobs: int | None, memory_limit: int | None) -> None:
+@click.option("--executor", type=click.Choice(["local", "slurm"]), default="local", show_default=True,
+              help="Run the attempts here (worker pool with GPU slots) or as Slurm job arrays (submitit; extra "
+              "'slurm'). Both keep results in OUTPUT/state: a benchmark resumes on either.")
+@click.option("--partition", help="Slurm partition of the jobs (default: the cluster's default).")
+@click.option("--account", help="Slurm account the jobs are charged to.")
+@click.option("--qos", help="Slurm quality of service of the jobs.")
+@click.option("--time", "time_min", type=click.IntRange(min=1), metavar="MIN",
+              help="Slurm time limit of each job, minutes (default: the attempt's launchers' timeouts x 1.25 + 5).")
+@click.option("--cpus", type=click.IntRange(min=1), help="CPUs per Slurm job (default 1).")
+@click.option("--mem", "mem_gb", type=click.FloatRange(min=0, min_open=True), metavar="GB",
+              help="Memory per Slurm job, GB (default: the partition's).")
+@click.option("--max-retries", "max_retries", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Times an attempt whose Slurm job died (cancelled, time limit, OOM, node failure) is resubmitted.")
+@click.option("--scratch", metavar="DIR",
+              help="Node-local directory for the workspaces of Slurm jobs (default: $SLURM_TMPDIR, $TMPDIR or /tmp).")
+def reproduce_command(taskset: str, output: str | None, jobs: int | None, memory_limit: int | None,
+                      executor: str, partition: str | None, account: str | None, qos: str | None,
+                      time_min: int | None, cpus: int | None, mem_gb: float | None, max_retries: int,
+                      scratch: str | None) -> None:
     """Run each task's launcher in fresh copies of its artifact and score every attempt.
 
     Writes OUTPUT/results.json (schemas/rra-bench-results-1.0.schema.json) and prints a table.
@@ -126,6 +144,18 @@ def reproduce_command(taskset: str, output: str | None, jobs: int | None, memory
     from ..bench import load_taskset, reproduce
     from ..io.atomic import write_atomic
 
+    slurm = None
+    if executor == "slurm":
+        from ..bench.slurm import SlurmOptions
+
+        slurm = SlurmOptions(partition=partition, account=account, qos=qos, time_min=time_min, cpus=cpus,
+                             mem_gb=mem_gb, max_retries=max_retries, scratch=scratch)
+    else:
+        given = [f"--{n}" for n, v in (("partition", partition), ("account", account), ("qos", qos),
+                                       ("time", time_min), ("cpus", cpus), ("mem", mem_gb), ("scratch", scratch))
+                 if v is not None]
+        if given:
+            raise click.UsageError(f"{', '.join(given)}: only for --executor slurm")
     loaded = load_taskset(taskset)
     out = Path(output if output is not None else f"bench-{loaded.model.id}")
 
@@ -138,6 +168,12 @@ def reproduce_command(taskset: str, output: str | None, jobs: int | None, memory
             gpus = f" on GPU {','.join(map(str, event.devices))}" if event.devices else ""
             again = f" (again: it was killed mid-run {event.restarted} time(s))" if event.restarted else ""
             click.echo(f"[{event.done}/{event.total}] {event.key}: started{gpus}{again}", err=True)
+        elif event.kind == "submitted" and event.data is not None:
+            again = f" (again: its job died {event.restarted} time(s))" if event.restarted else ""
+            click.echo(f"{event.key}: submitted as Slurm job {event.data['slurm_job']}{again}", err=True)
+        elif event.kind == "requeued" and event.data is not None:
+            click.echo(f"{event.key}: {event.data['detail']}: infrastructure failure "
+                       f"({event.data['kind']}), submitting it again", err=True)
         elif event.kind == "interrupted":
             click.echo(f"[{event.done}/{event.total}] {event.key}: interrupted (it runs again on resume)", err=True)
 
@@ -147,7 +183,8 @@ def reproduce_command(taskset: str, output: str | None, jobs: int | None, memory
         done = " (finished earlier)" if key in resumed else ""
         click.echo(f"{task.key} attempt {attempt.number}{seed}: {attempt.state}{done}", err=True)
 
-    results = reproduce(loaded, out, progress, jobs=jobs, memory_limit_mib=memory_limit, on_event=on_event)
+    results = reproduce(loaded, out, progress, jobs=jobs, memory_limit_mib=memory_limit, on_event=on_event,
+                        slurm=slurm)
     path = out / "results.json"
     write_atomic(path, (results.model_dump_json(indent=2, exclude_none=True) + "\n").encode())
     click.echo(render_table(results), nl=False)
@@ -235,6 +272,12 @@ def run_command(taskset: str, reproducers: tuple[str, ...], references: str | No
             gpus = f" on GPU {','.join(map(str, event.devices))}" if event.devices else ""
             again = f" (again: it was killed mid-run {event.restarted} time(s))" if event.restarted else ""
             click.echo(f"[{event.done}/{event.total}] {event.key}: started{gpus}{again}", err=True)
+        elif event.kind == "submitted" and event.data is not None:
+            again = f" (again: its job died {event.restarted} time(s))" if event.restarted else ""
+            click.echo(f"{event.key}: submitted as Slurm job {event.data['slurm_job']}{again}", err=True)
+        elif event.kind == "requeued" and event.data is not None:
+            click.echo(f"{event.key}: {event.data['detail']}: infrastructure failure "
+                       f"({event.data['kind']}), submitting it again", err=True)
         elif event.kind == "interrupted":
             click.echo(f"[{event.done}/{event.total}] {event.key}: interrupted (it runs again on resume)", err=True)
 

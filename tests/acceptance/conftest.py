@@ -8,6 +8,7 @@ import pytest
 
 from ..services.podman import PodmanService, podman_service
 from ..services.registry import RegistryService, registry_binary
+from ..services.slurm import SlurmCluster, slurm_cluster
 
 
 @pytest.fixture(scope="session")
@@ -28,3 +29,11 @@ def registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RegistryServi
         yield service
     finally:
         service.stop()
+
+
+@pytest.fixture(scope="session")
+def slurm() -> Iterator[SlurmCluster]:
+    """A real Slurm cluster on localhost (munged, slurmctld, slurmd with 2 fake GPUs); fails if
+    slurm-wlm or munge is missing. One per machine at a time (a lock file)."""
+    with slurm_cluster() as cluster:
+        yield cluster
