@@ -84,6 +84,20 @@ def test_a_very_long_chain_is_refused_without_deep_recursion() -> None:
 
 def test_a_problem_is_a_frozen_value() -> None:
     problem = LinkProblem("a", "..", "leads outside the root")
+    assert problem.leaves_root is True  # unless said otherwise, a problem is a way out of the root
     with pytest.raises(dataclasses.FrozenInstanceError):
         problem.path = "b"  # type: ignore[misc]
     assert {problem} == {LinkProblem("a", "..", "leads outside the root")}
+
+
+def test_a_problem_says_whether_the_link_leaves_the_root() -> None:
+    tree = LinkTree()
+    for path, target in [("up", ".."), ("abs", "/etc"), ("a", "b"), ("b", "a"), *_chain(41)]:
+        tree.add(path, target)
+    assert [(p.path, p.leaves_root) for p in tree.problems()] == [
+        ("up", True), ("abs", True), ("a", False), ("b", False), ("l40", False)]
+    # Resolved from its far end the chain is stopped by its depth, not by its count.
+    tree = LinkTree()
+    for path, target in _chain(41)[::-1]:
+        tree.add(path, target)
+    assert [(p.path, p.leaves_root) for p in tree.problems()] == [("l40", False)]

@@ -11,10 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from rra_tools.oci.config import read_config
+from rra_tools.oci.config import LayerEntry, read_config
 from rra_tools.oci.errors import DocumentTooLarge, UnsafeLayer
-from rra_tools.oci.layout import layout_opener, resolve
-from rra_tools.oci.unpack import DEFAULT_LIMITS, UnpackLimits, unpack_layers
+from rra_tools.oci.layout import Descriptor, layout_opener, resolve
+from rra_tools.oci.unpack import (
+    DEFAULT_LIMITS,
+    DEFAULT_MAX_RATIO,
+    RATIO_SLACK_BYTES,
+    UnpackLimits,
+    check_ratio,
+    unpack_layers,
+)
 
 from .oci_support import Layer, Member, build_layout, manifest_layer, tar_bytes
 from .test_oci_unpack import _assert_nothing_left, _pax_record, _unpack, _with_pax
@@ -24,7 +31,7 @@ SPEC = Path(__file__).resolve().parents[2] / "spec" / "05-packaging.md"
 
 def test_the_default_limits_are_the_specs() -> None:
     assert UnpackLimits(max_total_bytes=None, max_entries=1_000_000, max_name_bytes=4096,
-                        max_meta_bytes=1024 * 1024) == DEFAULT_LIMITS
+                        max_meta_bytes=1024 * 1024, max_ratio=1000) == DEFAULT_LIMITS
     text = re.sub(r"\s+", " ", SPEC.read_text(encoding="utf-8"))
     assert (f"the reference reader allows {DEFAULT_LIMITS.max_entries:,} entries, names of "
             f"{DEFAULT_LIMITS.max_name_bytes:,} bytes and extended headers of "
@@ -91,3 +98,26 @@ def test_the_total_limit_allows_exactly_the_declared_sum(tmp_path: Path) -> None
                                                f"{total - 1}$"):
         _unpack(layout, tmp_path / "out", limits=UnpackLimits(max_total_bytes=total - 1))
     _assert_nothing_left(tmp_path / "out")
+
+
+def test_the_ratio_bound_is_1000_times_the_blob_plus_1_mib_at_its_exact_value() -> None:
+    # The bound of spec/05-packaging.md and docs/oci.md: a compressed layer may unpack to at
+    # most 1,000 times its blob's size plus 1 MiB; a plain layer is not bounded by it.
+    assert (DEFAULT_MAX_RATIO, RATIO_SLACK_BYTES, DEFAULT_LIMITS.max_ratio) == (1000, 1024 * 1024, 1000)
+    assert (f"The reference reader allows {DEFAULT_MAX_RATIO:,} times the blob's size plus "
+            f"{RATIO_SLACK_BYTES // 1024 // 1024} MiB") in re.sub(r"\s+", " ", SPEC.read_text(encoding="utf-8"))
+    descriptor = Descriptor("application/vnd.rra.layer.v1.tar+zstd", "sha256:" + "a" * 64, 5000)
+    bound = 1000 * 5000 + 1024 * 1024
+
+    def layer(size: int, compression: str = "zstd") -> list[tuple[Descriptor, LayerEntry, str]]:
+        return [(descriptor, LayerEntry("code", "sha256:" + "b" * 64, size), compression)]
+
+    check_ratio(layer(bound), DEFAULT_LIMITS)
+    check_ratio(layer(10 * bound, ""), DEFAULT_LIMITS)
+    check_ratio(layer(10 * bound), UnpackLimits(max_ratio=None))
+    with pytest.raises(DocumentTooLarge) as caught:
+        check_ratio(layer(bound + 1), DEFAULT_LIMITS, "oci-layout:x")
+    assert str(caught.value) == (
+        f"oci-layout:x: layer sha256:{'a' * 64} (zstd) declares {bound + 1:,} unpacked bytes from 5,000 compressed, "
+        f"more than 1000 times its size plus 1,048,576 bytes ({bound:,}): a decompression bomb? raise the bound "
+        "with --max-ratio if you expect this (0: no bound)")
