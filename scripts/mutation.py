@@ -100,17 +100,26 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             "unreachable: Artifact.runs_dir is root / a relative path without '..' (else ArtifactError), "
             "so relative_to(root) cannot raise ValueError",
     },
+    "rra_tools/io/links.py": {
+        "problems: continue -> break": "unreachable: add() gives every node it lists a target, and nothing sets "
+                                       "it back to None",
+    },
     "rra_tools/oci/unpack.py": {
         **{f"<module>: 1024 -> 1025{n}": "_CHUNK (1024 * 1024) is only how much is read or written at a time; "
                                         "any positive size gives the same bytes and the same checks"
            for n in ("", " (#2)")},
         "__init__: True -> False": "_Bounded's default hashing=True is never used: both callers pass hashing",
+        "_write_file: 0 -> 1": "the default of getattr(os, 'O_NOFOLLOW', 0), used only where os has no O_NOFOLLOW "
+                               "(every POSIX system this runs on has it)",
         **{f"read: {a} -> {b}": "_Bounded.read's default size is never used: TarReader, drain, the gzip reader "
                                 "and zstandard's stream_reader always pass one"
            for a, b in (("-1", "1"), ("1", "2"))},
-        "read: self._limit - self.count + 1 -> self._limit - self.count - 1":
-            "asks for two bytes less near the limit: reads are shorter (every caller loops until b''), and a "
-            "byte past the limit still shows on the next read, with the same error",
+        **{f"read: {before} -> {after}":
+           "only how many bytes one read asks for near the limit: every caller loops until b'', and a byte "
+           "past the limit raises the same error after any read that brings it"
+           for before, after in (("self._limit - self.count + 1", "self._limit - self.count - 1"),
+                                 ("self._limit - self.count", "self._limit + self.count"),
+                                 ("1", "2 (#2)"), ("1", "2 (#3)"))},
     },
     "rra_tools/validate/rules/experiments.py": {
         # The rules read what the one loader (io/source.py) parsed: every mapping is a plain dict,
