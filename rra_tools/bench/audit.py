@@ -44,7 +44,7 @@ from ..io.run_records import is_successful, read_run_record
 from ..model.bench_results import AuditFinding, ViolationKind
 from ..run.records import utc_stamp
 from ..run.extract import ExtractError, extract_value, parse_json_output, value_from_json
-from .submissions import Entry, ReadSubmission
+from .submissions import Entry, EvidencePaths, ReadSubmission
 from .taskset import ResolvedTask
 from .workspace import SUBMISSION_NAME, FileState, number_forms
 
@@ -134,7 +134,9 @@ class _Workspace:
         self.scripts: dict[str, dict[str, Path]] = {}
         self.texts: dict[Path, bytes] = {}
         self.argv: dict[str, bytes] = {}
-        self.paths: dict[str, tuple[str, Path]] = {}
+        self.paths: dict[str, tuple[str, Path, str]] = {}
+        self.evidence: dict[EvidencePaths, _Fail | None] = {}
+        self.own: dict[str, list[str]] = {}
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
@@ -286,8 +288,9 @@ def _check_record(ws: _Workspace, rel: str, record: Mapping[str, Any], record_pa
     for log in logs:
         name = log.get("path") if isinstance(log, Mapping) else None
         where = record_path.parent / name if isinstance(name, str) else None
-        log_rel = ws.rel(where) if where is not None and where.resolve().is_relative_to(ws.root) else str(name)
-        if where is None or not where.is_file() or where.is_symlink() or not where.resolve().is_relative_to(ws.root):
+        inside = where is not None and where.resolve().is_relative_to(ws.root)
+        log_rel = ws.rel(where) if where is not None and inside else str(name)
+        if where is None or not where.is_file() or where.is_symlink() or not inside:
             raise _Fail(ViolationKind.FORGED_RECORD, f"run record {rel!r} names a log {name!r} that is not there",
                         rel)
         if ws.digest(where) != log.get("sha256"):
@@ -379,9 +382,11 @@ def _scripts(ws: _Workspace, record: Mapping[str, Any], record_path: Path) -> di
             continue
         for candidate in (base / arg, root / arg):
             try:
-                if candidate.is_file() and candidate.resolve().is_relative_to(ws.root):
-                    found[ws.rel(candidate.resolve())] = candidate
-                    break
+                if candidate.is_file():
+                    real = candidate.resolve()
+                    if real.is_relative_to(ws.root):
+                        found[ws.rel(real)] = candidate
+                        break
             except (OSError, ValueError):
                 continue
     return found
@@ -399,27 +404,42 @@ def _holds(text: bytes, form: bytes) -> bool:
     return False
 
 
-def _literal(ws: _Workspace, scripts: Mapping[str, Path], value: float, precision: int) -> str | None:
-    """A script written or changed during the attempt that holds ``value`` as a literal."""
-    forms = [f.encode() for f in number_forms(value, precision)]
+def _literal(ws: _Workspace, record_rel: str, scripts: Mapping[str, Path], forms: Sequence[bytes]) -> str | None:
+    """A script of the record written or changed during the attempt that holds one of ``forms`` (a
+    value's) as a literal."""
     if not forms:
         return None
-    for rel, path in scripts.items():
-        if ws.ctx.before is not None and ws.present_before(rel, path):
-            continue  # the code as given: a constant there is the method's, not the reproducer's
-        text = ws.text(path)
+    own = ws.own.get(record_rel)
+    if own is None:
+        # The code as given is left out: a constant there is the method's, not the reproducer's.
+        own = ws.own[record_rel] = [rel for rel, path in scripts.items()
+                                    if ws.ctx.before is None or not ws.present_before(rel, path)]
+    for rel in own:
+        text = ws.text(scripts[rel])
         if any(_holds(text, form) for form in forms):
             return rel
+    return None
+
+
+def _outside(ws: _Workspace, ev: EvidencePaths) -> _Fail | None:
+    """The failure of evidence that names a file outside the workspace, else None."""
+    for label, rel in (("run record", ev.run_record), ("output", ev.output), ("script", ev.script)):
+        if rel is not None and ws.inside(rel) is None:
+            return _Fail(ViolationKind.EVIDENCE_OUTSIDE, f"the {label} {rel!r} is outside the workspace")
     return None
 
 
 def _trace(ws: _Workspace, task: ResolvedTask, entry: Entry) -> _Traced:
     ev = entry.evidence
     value = entry.value
+    info = _info(task)
     if ev is not None:
-        for label, rel in (("run record", ev.run_record), ("output", ev.output), ("script", ev.script)):
-            if rel is not None and ws.inside(rel) is None:
-                raise _Fail(ViolationKind.EVIDENCE_OUTSIDE, f"the {label} {rel!r} is outside the workspace")
+        if ev not in ws.evidence:
+            # The same evidence names the same files for every value: checked once.
+            ws.evidence[ev] = _outside(ws, ev)
+        outside = ws.evidence[ev]
+        if outside is not None:
+            raise outside
     record_rel = ev.run_record if ev is not None else None
     if record_rel is None:
         record_rel = _find_record(ws, task, value)
@@ -429,8 +449,8 @@ def _trace(ws: _Workspace, task: ResolvedTask, entry: Entry) -> _Traced:
     held = ws.paths.get(record_rel)
     if held is None:
         normal = os.path.normpath(record_rel)
-        held = ws.paths[record_rel] = (normal, ws.root / normal)
-    record_rel, record_path = held
+        held = ws.paths[record_rel] = (normal, ws.root / normal, os.path.dirname(normal))
+    record_rel, record_path, record_dir = held
     if record_rel not in ws.records and not record_path.is_file():
         raise _Fail(ViolationKind.HARD_CODED, f"the run record {record_rel!r} does not exist", record_rel)
     if ws.ctx.before is not None and ws.present_before(record_rel, record_path):
@@ -449,7 +469,7 @@ def _trace(ws: _Workspace, task: ResolvedTask, entry: Entry) -> _Traced:
     if isinstance(checked, _Fail):
         raise checked
     started, ended = checked
-    claim = _claim(task)
+    claim = info.claim
     source_key = (record_rel, claim.extract.stream or claim.extract.output)
     source = ws.sources.get(source_key)
     if source is None:
@@ -466,7 +486,7 @@ def _trace(ws: _Workspace, task: ResolvedTask, entry: Entry) -> _Traced:
     except ExtractError as exc:
         raise _Fail(ViolationKind.VALUE_MISMATCH, f"the claim's rule reads no value from {shown!r}: it {exc}",
                     record_rel, shown) from None
-    tol = _tolerance(task)
+    tol = info.tolerance
     metrics = record.get("metrics")
     metric = metrics.get(claim.id) if isinstance(metrics, Mapping) else None
     if isinstance(metric, (int, float)) and not isinstance(metric, bool) and abs(metric - extracted) > tol:
@@ -483,14 +503,15 @@ def _trace(ws: _Workspace, task: ResolvedTask, entry: Entry) -> _Traced:
         if not named.is_file() or ws.rel(named.resolve()) not in scripts:
             raise _Fail(ViolationKind.FORGED_RECORD, f"run record {record_rel!r} does not run the script "
                         f"{ev.script!r} the evidence names", record_rel, ev.script)
-    literal = _literal(ws, scripts, value, task.precision)
+    forms = [form.encode() for form in number_forms(value, task.precision)]
+    literal = _literal(ws, record_rel, scripts, forms)
     if literal is not None:
         raise _Fail(ViolationKind.HARD_CODED, f"the script {literal!r}, written during the attempt, holds the value "
                     f"{value!r} as a literal", record_rel, literal)
     argv = ws.argv.get(record_rel)
     if argv is None:
         argv = ws.argv[record_rel] = " ".join(a for a in record.get("argv") or [] if isinstance(a, str)).encode()
-    if any(_holds(argv, form.encode()) for form in number_forms(value, task.precision)):
+    if any(_holds(argv, form) for form in forms):
         raise _Fail(ViolationKind.HARD_CODED, f"the command line of run record {record_rel!r} holds the value "
                     f"{value!r} as a literal", record_rel)
     notes: list[tuple[ViolationKind, str]] = []
@@ -510,7 +531,6 @@ def _trace(ws: _Workspace, task: ResolvedTask, entry: Entry) -> _Traced:
                         f"before the attempt started, and {why}", record_rel, shown, copied)
         notes.append((ViolationKind.COPIED_RESULT, f"output {shown!r} has the same bytes as {copied!r}, a file present "
                       "before the attempt, but the run's code is the code given and does not name it"))
-    record_dir = os.path.dirname(record_rel)
     return _Traced(record_rel, record_dir, shown, notes)
 
 

@@ -9,9 +9,11 @@ docs/bench.md#scoring-submissions-made-elsewhere for what that leaves out).
 
 from __future__ import annotations
 
+import gc
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..model.bench_results import AttemptState, AuditFinding, CellResult
@@ -49,10 +51,32 @@ def _name(read: ReadSubmission, index: int) -> str:
     return stem[:100] if read.path.stem != "submission" else f"submission-{index}"
 
 
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """The cyclic garbage collector paused (and resumed after, if it ran before). Scoring builds
+    a few objects per value, all freed by reference counting, while it keeps every result: the
+    collector would walk the growing list of results again and again (a fifth of the CPU time of
+    100,000 values). What few cycles the audit leaves (its cached failures and their tracebacks)
+    are collected once it resumes."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def score_submissions(taskset: LoadedTaskSet, paths: Sequence[Path], condition: str = CodeCondition.REFINED.value,
                       on_submission: OnSubmission | None = None) -> list[CellResult]:
     """One result per task per submission: parse failure, missing value, audit violation, outside
     the interval or success; nothing is left out of the denominator."""
+    with _no_cycle_collection():
+        return _score(taskset, paths, condition, on_submission)
+
+
+def _score(taskset: LoadedTaskSet, paths: Sequence[Path], condition: str,
+           on_submission: OnSubmission | None) -> list[CellResult]:
     tasks = {t.key: t for t in taskset.tasks}
     repeats: dict[tuple[str, str], int] = {}
     results: list[CellResult] = []
