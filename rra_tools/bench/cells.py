@@ -365,7 +365,7 @@ def collect_results(taskset: LoadedTaskSet, cells: Sequence[CellResult], mode: s
     """The results file of a reproducer-mode benchmark (or of scored submissions): every task with
     its interval, every cell, totals per reproducer and condition, and over all."""
     tasks = [TaskResult(paper=t.paper, experiment=t.experiment, task=t.task.id, artifact=str(t.artifact.root),
-                        claim=t.task.claim, launcher=t.launcher, interval=_interval(t)) for t in taskset.tasks]
+                        digest=t.digest, claim=t.task.claim, launcher=t.launcher, interval=_interval(t)) for t in taskset.tasks]
     return BenchResults(bench_version="1.0", mode=mode, taskset=taskset.model.id, repeats=taskset.model.repeats,
                         tasks=tasks, cells=list(cells), groups=group_totals(cells),
                         totals=totals((str(c.state) for c in cells), RUN_STATES))

@@ -305,7 +305,7 @@ def reproduce(taskset: LoadedTaskSet, out: Path, on_attempt: OnAttempt | None = 
         iv = task.interval
         results.append(TaskResult(
             paper=task.paper, experiment=task.experiment, task=task.task.id, artifact=str(task.artifact.root),
-            claim=task.task.claim, launcher=task.launcher,
+            digest=task.digest, claim=task.task.claim, launcher=task.launcher,
             interval=IntervalResult(low=iv.low, high=iv.high, center=iv.center, half_width=iv.half_width, n=iv.n,
                                     stability="stable" if iv.stable else "variable", source=task.source),
             attempts=attempts))

@@ -9,7 +9,7 @@ task itself, else from the private file, else from the claim in the artifact's m
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from ..io.errors import InputError, LoadError
 from ..io.manifest import load_manifest_bytes, read_manifest_bytes
 from ..model.taskset import MIN_OBSERVATIONS, BenchObservation, Task, TaskReferences, TaskSet
 from ..run.errors import ArtifactError
+from .artifacts import ArtifactCache, is_reference
 from .errors import BenchError
 
 __all__ = ["LoadedTaskSet", "ResolvedTask", "load_taskset"]
@@ -44,6 +45,8 @@ class ResolvedTask:
     #: The claim's reported precision (decimal places): the textual forms of values and the
     #: tolerance of a submitted value against its extraction.
     precision: int = 0
+    #: The manifest digest of an artifact named by an OCI reference (its tree is the cache's).
+    digest: str | None = None
 
     @property
     def key(self) -> str:
@@ -108,9 +111,14 @@ def _references(path: Path, model: TaskSet) -> dict[str, list[BenchObservation]]
     return {r.task: list(r.observations) for r in refs.references}
 
 
-def load_taskset(path: str | Path, references: str | Path | None = None) -> LoadedTaskSet:
+def load_taskset(path: str | Path, references: str | Path | None = None, *,
+                 artifacts: ArtifactCache | Callable[[TaskSet], ArtifactCache] | None = None) -> LoadedTaskSet:
     """Read and check the task set at ``path`` (and its private ``references`` file, when given);
-    BenchError naming the file and the problem."""
+    BenchError naming the file and the problem.
+
+    A task whose artifact is an OCI reference (``oci://...``) is pulled into ``artifacts`` (a
+    cache, or a function of the task set that makes one) once per digest; without one it is an
+    error."""
     path = Path(path)
     data = _read(path)
     try:
@@ -130,6 +138,7 @@ def load_taskset(path: str | Path, references: str | Path | None = None) -> Load
     if dup is not None:
         raise BenchError(f"{where}: paper id {dup!r} is used twice")
     tasks: list[ResolvedTask] = []
+    cache = artifacts(model) if callable(artifacts) else artifacts
     for paper in model.papers:
         dup = _duplicates(e.id for e in paper.experiments)
         if dup is not None:
@@ -138,7 +147,7 @@ def load_taskset(path: str | Path, references: str | Path | None = None) -> Load
             dup = _duplicates(t.id for t in experiment.tasks)
             if dup is not None:
                 raise BenchError(f"{where}: task id {dup!r} is used twice in {paper.id}/{experiment.id}")
-            tasks.extend(_resolve(path, paper.id, experiment.id, task, private) for task in experiment.tasks)
+            tasks.extend(_resolve(path, paper.id, experiment.id, task, private, cache) for task in experiment.tasks)
     unknown = sorted(set(private) - {t.key for t in tasks})
     if unknown:
         raise BenchError(f"references file {str(references)!r} names task {unknown[0]!r}, which the task set "
@@ -147,9 +156,20 @@ def load_taskset(path: str | Path, references: str | Path | None = None) -> Load
 
 
 def _resolve(path: Path, paper: str, experiment: str, task: Task,
-             private: dict[str, list[BenchObservation]]) -> ResolvedTask:
+             private: dict[str, list[BenchObservation]], cache: ArtifactCache | None) -> ResolvedTask:
     name = f"task {paper}/{experiment}/{task.id}"
-    directory = path.parent / task.artifact
+    digest = None
+    if is_reference(task.artifact):
+        if cache is None:
+            raise BenchError(f"{name}: artifact {task.artifact!r} is an OCI reference and no cache directory "
+                             "was given", "pass --cache DIR (rra bench) or an ArtifactCache (load_taskset)")
+        try:
+            fetched = cache.fetch(task.artifact)
+        except BenchError as exc:
+            raise BenchError(f"{name}: {exc}", exc.hint) from None
+        directory, digest = fetched.root, fetched.digest
+    else:
+        directory = path.parent / task.artifact
     try:
         artifact = load_artifact(directory)
     except ArtifactError as exc:
@@ -171,4 +191,4 @@ def _resolve(path: Path, paper: str, experiment: str, task: Task,
                          "give the task its own 'reference' observations")
     interval = acceptance_interval(values, claim.reported.precision)
     return ResolvedTask(paper, experiment, task, artifact, claim.launcher, interval, source, tuple(values),
-                        claim.reported.precision)
+                        claim.reported.precision, digest)

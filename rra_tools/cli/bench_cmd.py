@@ -10,7 +10,11 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
+
+    from ..bench.artifacts import ArtifactCache
+    from ..model.taskset import TaskSet
 
     from ..bench.executor import CellEvent
     from ..bench.taskset import ResolvedTask
@@ -99,6 +103,24 @@ def _write_results(results: BenchResults, path: Path) -> None:
     write_atomic(path, (results.model_dump_json(indent=2, exclude_none=True) + "\n").encode())
 
 
+def _artifacts(cache: str | None, output: str | None) -> Callable[[TaskSet], ArtifactCache]:
+    """The cache of artifacts named by an OCI reference: --cache, else OUTPUT/artifacts; each
+    reference resolved is reported on stderr (pulled now, or found in the cache)."""
+    from pathlib import Path
+
+    from ..bench.artifacts import ArtifactCache
+
+    def report(reference: str, digest: str, pulled: bool) -> None:
+        how = "pulled and verified" if pulled else "in the cache"
+        click.echo(f"{reference}: {digest} {how}", err=True)
+
+    def make(model: TaskSet) -> ArtifactCache:
+        directory = Path(cache) if cache is not None else Path(output or f"bench-{model.id}") / "artifacts"
+        return ArtifactCache(directory, on_fetch=report)
+
+    return make
+
+
 @click.group("bench")
 def bench() -> None:
     """Benchmark whether papers reproduce: task sets scored against reference intervals."""
@@ -127,8 +149,11 @@ def bench() -> None:
               help="Times an attempt whose Slurm job died (cancelled, time limit, OOM, node failure) is resubmitted.")
 @click.option("--scratch", metavar="DIR",
               help="Node-local directory for the workspaces of Slurm jobs (default: $SLURM_TMPDIR, $TMPDIR or /tmp).")
+@click.option("--cache", "cache", type=click.Path(file_okay=False),
+              help="Where artifacts named by an OCI reference are pulled, verified and kept, once per digest "
+              "(default: OUTPUT/artifacts).")
 def reproduce_command(taskset: str, output: str | None, jobs: int | None, memory_limit: int | None,
-                      executor: str, partition: str | None, account: str | None, qos: str | None,
+                      cache: str | None, executor: str, partition: str | None, account: str | None, qos: str | None,
                       time_min: int | None, cpus: int | None, mem_gb: float | None, max_retries: int,
                       scratch: str | None) -> None:
     """Run each task's launcher in fresh copies of its artifact and score every attempt.
@@ -156,7 +181,7 @@ def reproduce_command(taskset: str, output: str | None, jobs: int | None, memory
                  if v is not None]
         if given:
             raise click.UsageError(f"{', '.join(given)}: only for --executor slurm")
-    loaded = load_taskset(taskset)
+    loaded = load_taskset(taskset, artifacts=_artifacts(cache, output))
     out = Path(output if output is not None else f"bench-{loaded.model.id}")
 
     resumed: set[str] = set()
@@ -239,8 +264,11 @@ def report_command(results: str, output: str | None, seed: int, resamples: int) 
               help="Cells run at once (default: the number of CPU cores); GPU cells also wait for free devices.")
 @click.option("--memory-limit", "memory_limit", type=click.IntRange(min=16), default=None, metavar="MIB",
               help="Address-space limit of each CPU-only cell's reproducer, MiB (ulimit -v).")
+@click.option("--cache", "cache", type=click.Path(file_okay=False),
+              help="Where artifacts named by an OCI reference are pulled, verified and kept, once per digest "
+              "(default: OUTPUT/artifacts).")
 def run_command(taskset: str, reproducers: tuple[str, ...], references: str | None, conditions: tuple[str, ...],
-                output: str | None, jobs: int | None, memory_limit: int | None) -> None:
+                output: str | None, jobs: int | None, memory_limit: int | None, cache: str | None) -> None:
     """Hand each task to each reproducer, under each condition, 'repeats' times.
 
     Each cell (task x condition x reproducer x repeat) gets a fresh workspace holding the raw code
@@ -257,7 +285,7 @@ def run_command(taskset: str, reproducers: tuple[str, ...], references: str | No
     from ..bench import collect_results, load_taskset, plan_run, run_benchmark
 
     parsed = _reproducers(reproducers)
-    loaded = load_taskset(taskset, references)
+    loaded = load_taskset(taskset, references, artifacts=_artifacts(cache, output))
     if conditions:
         loaded = type(loaded)(loaded.path, loaded.model.model_copy(update={"conditions": list(conditions)}),
                               loaded.tasks)
@@ -303,8 +331,11 @@ def run_command(taskset: str, reproducers: tuple[str, ...], references: str | No
               help="Condition of submissions that do not say theirs.")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False),
               help="Write the results here (default: bench-<task set id>-scores.json).")
+@click.option("--cache", "cache", type=click.Path(file_okay=False),
+              help="Where artifacts named by an OCI reference are pulled, verified and kept, once per digest "
+              "(default: bench-<task set id>/artifacts).")
 def score_command(taskset: str, submissions: tuple[str, ...], references: str | None, condition: str,
-                  output: str | None) -> None:
+                  output: str | None, cache: str | None) -> None:
     """Score and audit submissions made elsewhere, each against every task of TASKSET.
 
     Each value is traced to evidence in the directory that holds its submission (the workspace);
@@ -314,7 +345,7 @@ def score_command(taskset: str, submissions: tuple[str, ...], references: str | 
 
     from ..bench import collect_results, load_taskset, score_submissions
 
-    loaded = load_taskset(taskset, references)
+    loaded = load_taskset(taskset, references, artifacts=_artifacts(cache, None))
 
     def progress(path: Path, results: list[CellResult]) -> None:
         ok = sum(1 for r in results if r.state == "success")

@@ -128,7 +128,10 @@ class TaskResult(RRAModel):
     paper: Id
     experiment: Id
     task: Id
-    artifact: str = Field(description="The artifact directory as resolved.")
+    artifact: str = Field(description="The artifact directory as resolved (for an OCI reference: its tree in "
+                          "the cache).")
+    digest: str | None = Field(default=None, description="The manifest digest the task's OCI reference resolved "
+                               "to and was pulled and verified at; absent for an artifact named by a path.")
     claim: Id
     launcher: Id
     interval: IntervalResult

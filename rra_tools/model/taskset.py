@@ -1,7 +1,7 @@
 """Benchmark task sets: papers → experiments → tasks, each task a claim of an artifact with the
 reference observations that decide whether a reproduction succeeded.
 
-A task names its artifact by a path relative to the task-set file and the claim by its id. Its
+A task names its artifact by a path relative to the task-set file or an OCI reference (``oci://``) and the claim by its id. Its
 reference observations (at least 3, 5 as the norm), each with provenance, define the acceptance
 interval exactly as ``spec/04-levels.md`` does for a claim; when a task gives none, they come from
 the private references file (:class:`TaskReferences`, read only by the evaluator), else from the
@@ -72,7 +72,10 @@ class Task(RRAModel):
     """One claim of one artifact to reproduce."""
 
     id: Id
-    artifact: Text = Field(description="Path of the artifact directory, relative to the task-set file.")
+    artifact: Text = Field(
+        description="The artifact: a directory, relative to the task-set file, or an OCI reference "
+        "'oci://HOST[:PORT]/REPO:TAG' or 'oci://HOST[:PORT]/REPO@sha256:<hex>', pulled, verified and cached "
+        "once per digest.")
     claim: Id = Field(description="Id of the claim in the artifact's manifest.")
     reference: list[BenchObservation] | None = Field(
         default=None, min_length=MIN_OBSERVATIONS,

@@ -118,3 +118,13 @@ def test_missing_artifact_and_bad_syntax(tmp_path: Path) -> None:
     path.write_text("id: a\nid: b\n", encoding="utf-8")
     with pytest.raises(BenchError, match=rf"^task set {re.escape(str(path))}: duplicate key 'id'"):
         load_taskset(path)
+
+
+def test_an_oci_reference_needs_a_cache(tmp_path: Path) -> None:
+    # No registry is contacted: without a cache the reference is refused before any network use.
+    ref = "oci://127.0.0.1:9/lab/model:v1"
+    path = write(tmp_path / "t.json", [{"id": "x", "artifact": ref, "claim": "score"}])
+    with pytest.raises(BenchError) as caught:
+        load_taskset(path)
+    assert str(caught.value) == f"task p/e/x: artifact {ref!r} is an OCI reference and no cache directory was given"
+    assert caught.value.hint == "pass --cache DIR (rra bench) or an ArtifactCache (load_taskset)"
