@@ -21,6 +21,7 @@ EXTRA_OF_MODULE = {
     "uv": "env",
     "docker": "container",
     "matplotlib": "report",
+    "rocrate": "export",
 }
 
 

@@ -178,6 +178,9 @@ cli.add_command(review_command)
 from .build_cmd import build_command  # noqa: E402
 
 cli.add_command(build_command)
+from .export_cmd import export as export_group  # noqa: E402
+
+cli.add_command(export_group)
 
 
 def main(argv: list[str] | None = None) -> Any:
