@@ -122,6 +122,9 @@ _ALL = [
        "(a warning in a manifest that declares 1.0).", added="1.1"),
     _r("RRA215", "guide-out-of-sync", W, f"{_MANIFEST}#guide",
        "A guide written by 'rra guide' differs from what the manifest renders today."),
+    _r("RRA216", "patch-invalid", E, f"{_MANIFEST}#code",
+       "A patch is not a well-formed unified diff, touches a path outside the code tree, or disagrees "
+       "with the change records."),
     # Files and paths.
     _r("RRA301", "path-escapes-root", E, f"{_MANIFEST}#paths",
        "A path is absolute or uses '..' to leave the artifact root."),

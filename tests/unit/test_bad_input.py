@@ -233,7 +233,8 @@ def test_semantic_rules_survive_bad_values(tmp_path: Path, old: str, new: str, c
 def rich_files(root: Path) -> None:
     """The files RICH refers to, and a successful run record (so the level rules read metrics)."""
     (root / "p").mkdir()
-    (root / "p" / "1.patch").write_text("--- a\n+++ b\n")
+    # A well-formed diff (RRA216 reads it); its digest is not the one declared (RRA304).
+    (root / "p" / "1.patch").write_text("--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n")
     (root / "runs").mkdir()
     (root / "runs" / "train-0.json").write_text(json.dumps({
         "launcher": "train", "seed": 0, "exit_status": 0, "status": "completed", "metrics": {"acc": 96.5}}))
