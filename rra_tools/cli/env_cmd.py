@@ -138,7 +138,7 @@ def env_create(artifact: str, python: str | None, cache_dir: str | None) -> None
         chosen = python
     built = create_env(lock_path, str(ref.format), python=chosen,
                        cache=Path(cache_dir) if cache_dir else None, expected_sha256=ref.sha256,
-                       display=ref.path)
+                       display=ref.path, artifact=loaded)
     state = "reused" if built.reused else "built"
     click.echo(f"{state} {built.path} ({built.packages} packages from {ref.path}, sha256 {built.lock_sha256[:16]})",
                err=True)

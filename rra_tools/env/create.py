@@ -16,12 +16,17 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import ExitStatus, RRAError
 from ..io.cache import CACHE_VAR, cache_root
 from ..io.digest import sha256_file
 from ..io.atomic import write_atomic
 from .locks import LockFile, read_lock
+
+if TYPE_CHECKING:
+    from ..io.artifact import Artifact
+    from .own_package import PackageSource
 from .resolve import find_uv
 
 __all__ = ["CACHE_VAR", "MARKER", "CreateError", "CreatedEnv", "cache_root", "create_env", "hashed_requirements"]
@@ -59,6 +64,8 @@ def hashed_requirements(lock: LockFile) -> str:
     lines = []
     problems = []
     for package in lock.packages:
+        if package.tree_sha256 is not None:
+            continue  # the artifact's own package: installed from its tree (create_env)
         if package.source in ("directory", "vcs") or not package.hashes or package.version is None:
             where = f"{lock.path}:{package.line}" if package.line else lock.path
             problems.append(f"{where}: {package.name} ({package.source} {package.location or ''}) has no "
@@ -73,8 +80,12 @@ def hashed_requirements(lock: LockFile) -> str:
 
 
 def create_env(lock_path: Path, fmt: str, *, python: str | None = None, cache: Path | None = None,
-               expected_sha256: str | None = None, display: str | None = None) -> CreatedEnv:
-    """Build (or reuse) the environment for the lock at ``lock_path``; refuse when hashes do not match."""
+               expected_sha256: str | None = None, display: str | None = None,
+               artifact: Artifact | None = None) -> CreatedEnv:
+    """Build (or reuse) the environment for the lock at ``lock_path``; refuse when hashes do not match.
+
+    A lock that holds the artifact's own package (``environment.package``) needs ``artifact``:
+    the package's tree must still have the digest the lock records, checked on every call."""
     shown = display or str(lock_path)
     try:
         digest = sha256_file(lock_path)
@@ -86,11 +97,15 @@ def create_env(lock_path: Path, fmt: str, *, python: str | None = None, cache: P
     root = (cache or cache_root()) / "envs"
     target = root / digest[:16]
     marker = target / MARKER
+    # Only a lock that holds the artifact's own package is read before a reuse (its tree is
+    # checked every time); for any other the warm path stays a digest and a marker.
+    lock = read_lock(lock_path, fmt, display=shown) if _names_own_package(lock_path) else None
+    own = _own_package(lock, artifact, shown) if lock is not None else None
     existing = _read_marker(marker, digest)
     if existing is not None:
         return CreatedEnv(path=target, python=target / "bin" / "python", lock_sha256=digest, reused=True,
                           packages=existing)
-    lock = read_lock(lock_path, fmt, display=shown)
+    lock = lock or read_lock(lock_path, fmt, display=shown)
     requirements = hashed_requirements(lock)
     root.mkdir(parents=True, exist_ok=True)
     with open(root / f"{digest[:16]}.lock", "w") as guard:
@@ -114,6 +129,8 @@ def create_env(lock_path: Path, fmt: str, *, python: str | None = None, cache: P
                      f"installing the packages of {shown} (hash-checked)")
             finally:
                 os.unlink(handle.name)
+            if own is not None and artifact is not None:
+                _install_own_package(uv, target, own, artifact)
         except BaseException:
             shutil.rmtree(target, ignore_errors=True)  # never leave a half-built environment behind
             raise
@@ -122,6 +139,48 @@ def create_env(lock_path: Path, fmt: str, *, python: str | None = None, cache: P
         write_atomic(marker, (json.dumps(record, sort_keys=True, indent=2) + "\n").encode("utf-8"))
     return CreatedEnv(path=target, python=target / "bin" / "python", lock_sha256=digest, reused=False,
                       packages=len(lock.packages))
+
+
+def _names_own_package(lock_path: Path) -> bool:
+    try:
+        with open(lock_path, "rb") as handle:
+            return b"tree-sha256" in handle.read()
+    except OSError:
+        return True  # read_lock says why it cannot be read
+
+
+def _own_package(lock: LockFile, artifact: Artifact | None, shown: str) -> PackageSource | None:
+    """The artifact's own package the lock holds, its tree checked against the lock's digest."""
+    own = [p for p in lock.packages if p.tree_sha256 is not None]
+    if not own:
+        return None
+    from packaging.utils import canonicalize_name
+
+    from .own_package import own_package, package_tree_digest
+
+    locked = own[0]
+    source = own_package(artifact) if artifact is not None else None
+    if source is None or canonicalize_name(source.name) != locked.name:
+        raise CreateError(f"{shown} holds the artifact's own package {locked.name!r}, but the manifest's "
+                          "environment.package does not name it; run 'rra lock' again")
+    tree = package_tree_digest(artifact, source) if artifact is not None else ""
+    if tree != locked.tree_sha256:
+        raise CreateError(f"the tree of package {source.name!r} ({source.rel}) has sha256 {tree}, the lock "
+                          f"{shown} records {locked.tree_sha256}: the code changed since it was locked; run "
+                          "'rra lock' to record it")
+    return source
+
+
+def _install_own_package(uv: str, target: Path, source: PackageSource, artifact: Artifact) -> None:
+    """Install the package from a copy of its tree: no dependencies (the lock installed them), no
+    build isolation (the lock installed the build requirements), no index (nothing is fetched)."""
+    from .own_package import staged_copy, temporary_directory
+
+    with temporary_directory() as tmp:
+        copy = staged_copy(source, artifact, Path(tmp))
+        _run([uv, "pip", "install", "--quiet", "--python", str(target / "bin" / "python"), "--no-deps",
+              "--no-build-isolation", "--no-index", "--compile-bytecode", str(copy)],
+             f"installing the artifact's package {source.name!r} from {source.rel}")
 
 
 def _read_marker(marker: Path, digest: str) -> int | None:

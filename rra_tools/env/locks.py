@@ -96,6 +96,9 @@ class LockedPackage:
     #: Local path (directory source) or URL (vcs, archive), when the source is not an index.
     location: str | None = None
     editable: bool = False
+    #: For the artifact's own package (a directory source): the digest of its tree that
+    #: 'rra lock' recorded under ``[packages.tool.rra] tree-sha256``.
+    tree_sha256: str | None = None
 
     @property
     def hashes(self) -> tuple[tuple[str, str], ...]:
@@ -294,10 +297,17 @@ def parse_pylock(text: str, path: str = "<lock>") -> LockFile:
             problems.append(LockProblem(f"package {name!r} has no wheels, sdist, archive, directory or vcs source",
                                         line))
         marker = entry.get("marker")
+        tool = entry.get("tool")
+        rra_tool = tool.get("rra") if isinstance(tool, dict) else None
+        tree = rra_tool.get("tree-sha256") if isinstance(rra_tool, dict) else None
+        if tree is not None and (not isinstance(tree, str) or not re.fullmatch(r"[0-9a-f]{64}", tree)):
+            problems.append(LockProblem(f"[packages.tool.rra] tree-sha256 of {name!r} is not 64 lower-case hex "
+                                        "digits", line))
+            continue
         packages.append(LockedPackage(
             name=canonicalize_name(name), version=pkg_version, files=tuple(files),
             marker=marker if isinstance(marker, str) else None, source=source, line=line,
-            location=location, editable=editable,
+            location=location, editable=editable, tree_sha256=tree,
         ))
     if problems:
         raise LockError(path, problems)

@@ -142,14 +142,35 @@ def _compile(files: list[Path], requirements: list[str], extra_args: list[str], 
 
 def lock_from_requirements(artifact: Artifact, out: Path, python_version: str | None = None) -> LockResult:
     """Resolve the artifact's declared requirements for every platform (``--universal``) and write ``out``."""
+    from .own_package import (PackageSource, build_requirements, lock_entry, own_package, package_inputs,
+                              package_tree_digest, staged_copy, temporary_directory)
+
     files, requirements, sources = declared_requirements(artifact)
+    package = own_package(artifact)
+    staging = temporary_directory()
+    if package is not None:
+        # Its own requirements (read by uv from a copy: reading setup.py metadata writes *.egg-info
+        # next to it) and what building it needs (installed later without build isolation).
+        copy = PackageSource(package.name, package.rel, staged_copy(package, artifact, Path(staging.name)))
+        own_files = {f.name for f in package_inputs(copy)}
+        files = [f for f in files if not (f.parent == package.directory and f.name in own_files)]
+        files += package_inputs(copy)
+        requirements += build_requirements(package)
+        sources.append(f"package {package.name} ({package.rel})")
     if not files and not requirements:
+        staging.cleanup()
         raise ResolveError(f"{artifact.root} declares no requirements (requirements.txt, pyproject.toml "
                            "[project.dependencies] or environment.yml pip section); use --from-env to "
                            "capture an installed environment instead")
     version = python_version or manifest_model(artifact).environment.interpreter.version
-    text = _compile(files, requirements, ["--universal", "--python-version", version],
-                    f"resolving {', '.join(sources)} for Python {version}")
+    try:
+        text = _compile(files, requirements, ["--universal", "--python-version", version],
+                        f"resolving {', '.join(sources)} for Python {version}")
+    finally:
+        staging.cleanup()
+    if package is not None:
+        # After resolving: uv may write <name>.egg-info into the tree, which the digest leaves out.
+        text += lock_entry(package, out.parent, package_tree_digest(artifact, package))
     write_atomic(out, text.encode("utf-8"))
     return LockResult(text=text, sources=tuple(sources))
 

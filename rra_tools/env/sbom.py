@@ -38,19 +38,24 @@ def sbom_timestamp(artifact: Artifact) -> datetime:
     return datetime.fromtimestamp(0, tz=timezone.utc)
 
 
-def tree_digest(root: Path, exclude: frozenset[Path] = frozenset()) -> str:
+def tree_digest(root: Path, exclude: frozenset[Path] = frozenset(), *, build_outputs: bool = False) -> str:
     """SHA-256 over the sorted ``path NUL sha256 LF`` lines of the regular files under ``root``
     (hidden directories, virtual environments, caches, ``results/`` and the ``exclude``d
-    directories left out, since runs write there; symlinks not followed)."""
+    directories and files left out, since runs write there; symlinks not followed). With
+    ``build_outputs``, also ``build/``, ``dist/`` and ``*.egg-info/``, which building a Python
+    package from its tree writes there."""
     from ..io.digest import hash_files
+
+    def skipped(directory: str, name: str) -> bool:
+        return (name in _SKIP_DIRS or name.startswith(".") or Path(directory, name) in exclude
+                or (build_outputs and (name in ("build", "dist") or name.endswith(".egg-info"))))
 
     files: list[Path] = []
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")
-                             and Path(directory, d) not in exclude)
+        dirnames[:] = sorted(d for d in dirnames if not skipped(directory, d))
         for name in filenames:
             path = Path(directory) / name
-            if path.is_file() and not path.is_symlink():
+            if path.is_file() and not path.is_symlink() and path not in exclude:
                 files.append(path)
     digests = hash_files(files)
     lines = []
@@ -145,6 +150,10 @@ def build_sbom(artifact: Artifact, lock: LockFile | None = None) -> str:
             props.append(Property(name="rra:marker", value=package.marker))
         if package.source not in ("index", "conda"):
             props.append(Property(name="rra:source", value=f"{package.source} {package.location or ''}".strip()))
+        if package.tree_sha256:
+            # The artifact's own package, installed from its tree: the tree digest is its hash.
+            hashes.append(sha256(package.tree_sha256))
+            props.append(Property(name="rra:tree", value=f"sha256:{package.tree_sha256} (file listing digest)"))
         components.append(Component(
             type=ComponentType.LIBRARY, name=package.name, version=package.version, purl=purl,
             bom_ref=f"{purl.to_string()}" + (f"#{package.platform}" if package.platform else ""),

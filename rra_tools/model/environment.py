@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from ._base import RelPath, RRAModel, Sha256
+from ._base import RelPath, RRAModel, Sha256, added
 
 __all__ = [
     "Accelerator",
@@ -18,6 +18,7 @@ __all__ = [
     "Interpreter",
     "Lock",
     "LockFormat",
+    "OwnPackage",
     "SystemPackage",
 ]
 
@@ -60,6 +61,18 @@ class Lock(RRAModel):
     sha256: Sha256 = Field(description="SHA-256 of the lock file.")
 
 
+class OwnPackage(RRAModel):
+    """The artifact's own Python package, installed from its tree into the locked environment."""
+
+    path: RelPath = Field(
+        description="Directory holding the package's pyproject.toml, setup.py or setup.cfg, relative to "
+        "the artifact root ('.' for the root)."
+    )
+    name: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")] = Field(
+        description="Its distribution name (as in 'pip install NAME'), compared after PEP 503 normalisation."
+    )
+
+
 class SystemPackage(RRAModel):
     """An operating-system package the environment needs."""
 
@@ -100,6 +113,11 @@ class Environment(RRAModel):
 
     interpreter: Interpreter = Field(description="Language runtime.")
     lock: Lock | None = Field(default=None, description="Lock file pinning packages with hashes.")
+    package: OwnPackage | None = Field(
+        default=None, json_schema_extra=added("1.1"),
+        description="The artifact's own Python package (launchers call its console scripts): the lock "
+        "records its tree digest and 'rra env create' installs it from the tree, after the locked packages.",
+    )
     system_packages: list[SystemPackage] = Field(default_factory=list, description="OS packages needed.")
     image: Annotated[str, StringConstraints(min_length=1)] | None = Field(
         default=None,

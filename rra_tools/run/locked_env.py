@@ -29,6 +29,7 @@ def locked_environment(artifact: Artifact) -> CreatedEnv:
     if resolved.path is None:
         raise ArtifactError(f"--env locked: lock file {lock.path!r} is not a file inside the artifact")
     try:
-        return create_env(resolved.path, str(lock.format), expected_sha256=lock.sha256, display=lock.path)
-    except (CreateError, LockError) as exc:
+        return create_env(resolved.path, str(lock.format), expected_sha256=lock.sha256, display=lock.path,
+                          artifact=artifact)
+    except (CreateError, LockError, ArtifactError) as exc:
         raise ArtifactError(f"--env locked: {exc}") from None

@@ -110,6 +110,7 @@ def test_fields_added_in_1_1_are_marked_and_absent_from_1_0() -> None:
     old = json.loads((ROOT / "schemas" / "rra-manifest-1.0.schema.json").read_text())
     marks = _added_marks(new)
     assert marks == {
+        "/$defs/Environment/properties/package": "1.1",
         "/$defs/Extract/properties/stream": "1.1",
         "/$defs/Launcher/properties/repeats": "1.1",
         "/$defs/Launcher/properties/secrets": "1.1",

@@ -48,6 +48,9 @@ def path_refs(ctx: Context) -> list[PathRef]:
         add(("code", "tree", "path"), tree.get("path"), "dir")
     for i, patch in ctx.items("patches", code):
         add(("code", "patches", i, "path"), patch.get("path"), "file", patch.get("sha256"))
+    package = env.get("package")
+    if isinstance(package, Mapping):
+        add(("environment", "package", "path"), package.get("path"), "dir")
     lock = env.get("lock")
     if isinstance(lock, Mapping):
         add(("environment", "lock", "path"), lock.get("path"), "file", lock.get("sha256"))
