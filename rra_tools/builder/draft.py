@@ -65,11 +65,13 @@ class Draft:
 
 
 def draft_manifest(raw: Path, *, upstream: str | None = None, artifact_id: str | None = None,
-                   title: str | None = None, in_place: bool = True) -> Draft:
+                   title: str | None = None, in_place: bool = True, paper_file: Path | None = None) -> Draft:
     """Detect what ``raw`` (a git working tree) says and draft a manifest from it.
 
     ``upstream`` (``URL@COMMIT``) replaces what git says; ``in_place`` says the manifest is
-    written into the repository itself, so its code is also a shipped tree ``"."``."""
+    written into the repository itself, so its code is also a shipped tree ``"."``;
+    ``paper_file`` (Markdown, LaTeX or PDF) adds the numbers of the paper's tables to the
+    candidate claims."""
     repo = RawRepo.open(raw)
     draft = Draft(data={})
     paper, paper_found = detect_paper(repo, draft.problems)
@@ -105,6 +107,10 @@ def draft_manifest(raw: Path, *, upstream: str | None = None, artifact_id: str |
     if found.discrepancies:
         data["discrepancies"] = found.discrepancies
     draft.candidates = detect_claims(repo)
+    if paper_file is not None:
+        from .detect.paper_file import paper_candidates
+
+        draft.candidates.extend(paper_candidates(paper_file))
     draft.placeholders = _placeholders(data)
     return draft
 

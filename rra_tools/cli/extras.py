@@ -22,6 +22,7 @@ EXTRA_OF_MODULE = {
     "docker": "container",
     "matplotlib": "report",
     "rocrate": "export",
+    "pdfminer": "paper",
 }
 
 

@@ -22,8 +22,11 @@ __all__ = ["init_command"]
 @click.option("--id", "artifact_id", default=None, help="Artifact id.  [default: from the directory name]")
 @click.option("--title", default=None,
               help="Artifact title.  [default: the paper's title from CITATION.cff, else the directory name]")
+@click.option("--paper", "paper_file", metavar="FILE", type=click.Path(dir_okay=False), default=None,
+              help="The paper (Markdown, LaTeX, or PDF with the 'paper' extra): the numbers of its tables "
+                   "become candidate claims, each with its location.")
 def init_command(raw_repo: str, artifact: str | None, upstream: str | None, artifact_id: str | None,
-                 title: str | None) -> None:
+                 title: str | None, paper_file: str | None) -> None:
     """Draft rra.yaml from what a repository already says, or write a starting template.
 
     When RAW_REPO is the root of a git working tree, its files (those git lists, never ignored
@@ -32,7 +35,8 @@ def init_command(raw_repo: str, artifact: str | None, upstream: str | None, arti
     (requirements files, pyproject.toml, setup.py read without running it, setup.cfg, conda
     files, Pipfile, .python-version, runtime.txt; the first in that order is used and the others
     are reported; apt.txt; a Dockerfile's base image), launchers (MLproject, dvc.yaml, console scripts, __main__ scripts with their
-    argparse options; the README's commands) and candidate claims (numbers in Markdown tables, printed metrics). Each
+    argparse or click options; the README's commands) and candidate claims (numbers in Markdown,
+    reStructuredText and LaTeX tables, printed metrics, and the tables of --paper FILE). Each
     item found is printed with its file:line; whatever the repository does not say is a TODO that
     'rra validate' reports (RRA214), and two sources that disagree become a discrepancy stub.
     Otherwise the directory gets a blank template. Never overwrites a manifest."""
@@ -45,8 +49,9 @@ def init_command(raw_repo: str, artifact: str | None, upstream: str | None, arti
     target = Path(artifact) if artifact is not None else raw
     shown = artifact if artifact is not None else raw_repo
     if not is_raw_repo(raw):
-        if upstream is not None:
-            raise click.UsageError(f"--upstream drafts from a git repository, and {raw_repo!r} is not the root "
+        if upstream is not None or paper_file is not None:
+            option = "--upstream" if upstream is not None else "--paper"
+            raise click.UsageError(f"{option} drafts from a git repository, and {raw_repo!r} is not the root "
                                    "of one")
         from ..builder.init import scaffold
 
@@ -57,7 +62,8 @@ def init_command(raw_repo: str, artifact: str | None, upstream: str | None, arti
     from ..builder.draft import draft_manifest, write_draft
 
     in_place = artifact is None or target.resolve() == raw.resolve()
-    draft = draft_manifest(raw, upstream=upstream, artifact_id=artifact_id, title=title, in_place=in_place)
+    draft = draft_manifest(raw, upstream=upstream, artifact_id=artifact_id, title=title, in_place=in_place,
+                           paper_file=Path(paper_file) if paper_file is not None else None)
     written = write_draft(draft, target)
     _render(draft)
     if len(written) > 1:

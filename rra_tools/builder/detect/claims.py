@@ -1,5 +1,5 @@
-"""Candidate claims: numbers in the README's and docs' Markdown tables, and metric lines the code
-prints (``print(f"RMSE: {rmse:.2f}")`` → a regular expression over the launcher's standard
+"""Candidate claims: numbers in the README's and docs' tables (Markdown, reStructuredText grid and
+simple tables, LaTeX ``tabular``), and metric lines the code prints (``print(f"RMSE: {rmse:.2f}")`` → a regular expression over the launcher's standard
 output). They are reported for the author to confirm, not written as claims: a claim needs
 reference observations that only runs can give."""
 
@@ -12,7 +12,7 @@ from .findings import Finding
 from .pycalls import calls
 from .repo import RawRepo
 
-__all__ = ["detect_claims", "metric_prints", "table_numbers"]
+__all__ = ["detect_claims", "latex_table_numbers", "metric_prints", "rst_table_numbers", "table_numbers"]
 
 _NUMBER = re.compile(r"[-+]?(?:[0-9]+\.[0-9]+|[0-9]+)(?:[eE][-+]?[0-9]+)?%?")
 _SEPARATOR = re.compile(r"\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?")
@@ -46,6 +46,108 @@ def table_numbers(name: str, text: str) -> list[Finding]:
             index = row
         else:
             index += 1
+    return found
+
+
+def _number_cell(cell: str) -> str | None:
+    """The number a table cell shows, without emphasis, math delimiters or a '± error' part."""
+    text = re.sub(r"\\(?:textbf|textit|emph|mathbf|underline)\{([^{}]*)\}", r"\1", cell)
+    text = text.replace("**", "").replace("$", "").replace("\\%", "%").strip()
+    text = re.split(r"\s*(?:±|\\pm|\+/-|\+-)\s*", text)[0].strip()
+    return text if _NUMBER.fullmatch(text) else None
+
+
+def _grid_cells(columns: list[str], cells: list[str], name: str, line: int, what: str) -> list[Finding]:
+    found: list[Finding] = []
+    for column, cell in zip(columns[1:], cells[1:]):
+        number = _number_cell(cell)
+        if number is not None:
+            found.append(Finding("claim-candidate", f"{cells[0]} / {column} = {number}", name, line, what))
+    return found
+
+
+_RST_SIMPLE = re.compile(r"=+(?: +=+)+ *")
+_RST_GRID = re.compile(r"\+(?:[-=]+\+)+ *")
+
+
+def rst_table_numbers(name: str, text: str) -> list[Finding]:
+    """Every numeric cell of the reStructuredText tables in ``text``: simple tables (columns
+    marked by ``===  ===`` borders) and grid tables (``+---+---+`` borders, one text line per
+    row), labelled by row and column."""
+    found: list[Finding] = []
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if _RST_SIMPLE.fullmatch(line.rstrip()):
+            spans = [(m.start(), m.end()) for m in re.finditer(r"=+", line)]
+
+            def split(row: str, spans: list[tuple[int, int]] = spans) -> list[str]:
+                # The last column runs to the end of the line (rst allows text past its border).
+                return [row[a:(spans[k + 1][0] if k + 1 < len(spans) else len(row))].strip()
+                        for k, (a, _) in enumerate(spans)]
+
+            rows: list[tuple[int, str]] = []
+            index += 1
+            while index < len(lines) and lines[index].strip() and not _RST_SIMPLE.fullmatch(lines[index].rstrip()):
+                rows.append((index, lines[index]))
+                index += 1
+            # header rows, then a border, then the body up to the closing border
+            if index < len(lines) and _RST_SIMPLE.fullmatch(lines[index].rstrip()) and rows:
+                columns = split(rows[-1][1])
+                index += 1
+                while index < len(lines) and lines[index].strip() and not _RST_SIMPLE.fullmatch(
+                        lines[index].rstrip()):
+                    found.extend(_grid_cells(columns, split(lines[index]), name, index + 1,
+                                             "a number in a reStructuredText table"))
+                    index += 1
+            index += 1
+        elif _RST_GRID.fullmatch(line.rstrip()):
+            grid_columns: list[str] | None = None
+            header: list[str] | None = None
+            index += 1
+            while index < len(lines) and (lines[index].startswith("|") or _RST_GRID.fullmatch(lines[index].rstrip())):
+                current = lines[index]
+                if current.startswith("|"):
+                    cells = _cells(current)
+                    if grid_columns is None:
+                        header = header or cells
+                    else:
+                        found.extend(_grid_cells(grid_columns, cells, name, index + 1,
+                                                 "a number in a reStructuredText table"))
+                elif "=" in current and header is not None:
+                    grid_columns = header  # the +===+ line ends the header
+                index += 1
+        else:
+            index += 1
+    return found
+
+
+_TABULAR = re.compile(r"\\begin\{tabular\*?\}(?:\{[^{}]*\})?\{(?:[^{}]|\{[^{}]*\})*\}(.*?)\\end\{tabular\*?\}", re.S)
+_RULES = re.compile(r"\\(?:hline|toprule|midrule|bottomrule|cline\{[^}]*\}|cmidrule(?:\([^)]*\))?\{[^}]*\})")
+
+
+def latex_table_numbers(name: str, text: str) -> list[Finding]:
+    """Every numeric cell of the LaTeX ``tabular`` environments in ``text`` (rows end at ``\\``,
+    cells are split at ``&``; the first row is the header), labelled by row and column."""
+    found: list[Finding] = []
+    for table in _TABULAR.finditer(text):
+        body_start = table.start(1)
+        rows: list[tuple[int, list[str]]] = []
+        offset = body_start
+        for raw in re.split(r"\\\\", table.group(1)):
+            cleaned = _RULES.sub("", raw)
+            lead = re.match(rf"(?:\s+|{_RULES.pattern})*", raw)
+            line = text.count("\n", 0, offset + (lead.end() if lead else 0)) + 1
+            offset += len(raw) + 2
+            if cleaned.strip():
+                rows.append((line, [c.strip() for c in cleaned.split("&")]))
+        if len(rows) < 2:
+            continue
+        columns = [re.sub(r"\\[a-zA-Z]+\{([^{}]*)\}", r"\1", c).replace("\\%", "%") for c in rows[0][1]]
+        for line, cells in rows[1:]:
+            label = re.sub(r"\\[a-zA-Z]+\{([^{}]*)\}", r"\1", cells[0])
+            found.extend(_grid_cells(columns, [label, *cells[1:]], name, line, "a number in a LaTeX tabular"))
     return found
 
 
@@ -92,16 +194,26 @@ def metric_prints(name: str, text: str, tree: ast.Module | None = None) -> list[
 
 
 def detect_claims(repo: RawRepo) -> list[Finding]:
-    """Candidate claims from Markdown tables (README and docs/) and metric prints in Python files."""
+    """Candidate claims from Markdown, reStructuredText and LaTeX tables (top-level files and docs/)
+    and metric prints in Python files."""
     found: list[Finding] = []
     for name in repo.files:
         if len(found) >= MAX_CANDIDATES:
             break
         lower = name.lower()
-        if lower.endswith(".md") and ("/" not in name or lower.startswith("docs/")):
+        documentation = "/" not in name or lower.startswith("docs/")
+        if lower.endswith(".md") and documentation:
             text = repo.text(name)
             if text is not None and "|" in text:
                 found.extend(table_numbers(name, text))
+        elif lower.endswith(".rst") and documentation:
+            text = repo.text(name)
+            if text is not None and ("===" in text or "+--" in text):
+                found.extend(rst_table_numbers(name, text))
+        elif lower.endswith(".tex") and documentation:
+            text = repo.text(name)
+            if text is not None and "tabular" in text:
+                found.extend(latex_table_numbers(name, text))
         elif lower.endswith(".py") and not re.search(r"(^|/)tests?/", lower):
             text = repo.text(name)
             if text is not None and "print(" in text:

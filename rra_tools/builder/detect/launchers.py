@@ -251,12 +251,12 @@ def _scripts(repo: RawRepo, out: DetectedLaunchers) -> None:
         if not name.endswith(".py") or _NOT_EXPERIMENTS.search(name) or name.count("/") > 2:
             continue
         text = repo.text(name)
-        if text is None or "__main__" not in text and "add_argument" not in text:
+        if text is None or "__main__" not in text and "add_argument" not in text and "option(" not in text:
             continue
         tree = repo.tree(name)
         if tree is None:
             continue
-        out.scripts[name] = read_options(tree, text) if "add_argument" in text else []
+        out.scripts[name] = read_options(tree, text) if "add_argument" in text or "option(" in text else []
         if has_main_guard(tree):
             out.mains.append(name)
 

@@ -31,6 +31,10 @@ def calls(tree: ast.Module, text: str, name: str) -> Iterator[ast.Call]:
     while stack:
         node = stack.pop()
         start = getattr(node, "lineno", None)
+        decorators = getattr(node, "decorator_list", None)
+        if start is not None and decorators:
+            # A decorated definition's lineno is its 'def' line; its decorators come before it.
+            start = min(start, *(d.lineno for d in decorators))
         if start is not None:
             end = getattr(node, "end_lineno", None) or start
             if end < low or start > high or not any(start <= line <= end for line in lines):
