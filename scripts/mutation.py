@@ -358,8 +358,10 @@ def run_module(module: str, limit: int, seed: int, timeout: float | None, log: b
             outcome, seconds = _run_tests(copy_root, tests, limit_s)
             status = "survived" if outcome == "passed" else "killed"
             results.append({**asdict(mutant), "status": status, "seconds": round(seconds, 1)})
-            if log and status == "survived":
-                print(f"  survived  line {mutant.line}  {mutant.key}", flush=True)
+            if log:
+                # One line per mutant: a long run that is stopped still says what it found so far.
+                print(f"  {status:<8}  #{mutant.index:<4} line {mutant.line:<4} {seconds:6.1f} s  {mutant.key}",
+                      flush=True)
     killed = sum(r["status"] == "killed" for r in results)
     scored = sum(r["status"] != "equivalent" for r in results)
     return {"module": module, "mutants": len(everything), "run": len(selected), "killed": killed,

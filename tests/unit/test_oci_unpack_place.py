@@ -6,21 +6,23 @@ blob opener, as a second process would."""
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from rra_tools.oci.errors import UnpackError
+from rra_tools.oci.errors import UnpackError, UnsafeLayer
 from rra_tools.oci.layout import Descriptor, layout_opener, resolve
 from rra_tools.oci.unpack import unpack_layers
 
 from .oci_support import Layer, Member, build_layout, leftovers, manifest_layer, tar_bytes
 
 
-def _unpack_while(tmp_path: Path, dest: Path, meanwhile: Callable[[], None]) -> Any:
-    raw = tar_bytes([Member("a.py", data=b"x")])
+def _unpack_while(tmp_path: Path, dest: Path, meanwhile: Callable[[], None],
+                  members: list[Member] | None = None) -> Any:
+    raw = tar_bytes(members or [Member("a.py", data=b"x")])
     layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", raw)])
     _, manifest = resolve(layout, "v1")
     inner = layout_opener(layout)
@@ -89,3 +91,19 @@ def test_missing_parents_of_the_destination_are_made(tmp_path: Path) -> None:
     result = _unpack_while(tmp_path, dest, lambda: None)
     assert result.dest == dest and (dest / "a.py").read_bytes() == b"x"
     assert leftovers(dest.parent) == []
+
+
+def test_a_failed_unpack_whose_temporary_directory_is_gone_still_says_why_it_failed(tmp_path: Path) -> None:
+    # The clean-up of a failed unpack removes its temporary directory; when that cannot be done
+    # (someone removed it meanwhile: a tmp cleaner, a second 'rra pull' clearing the place), the
+    # unpack's own error is what the user must see, not the clean-up's FileNotFoundError.
+    dest = tmp_path / "out"
+
+    def cleaner() -> None:
+        (found,) = (p for p in tmp_path.iterdir() if ".rra-unpack-" in p.name)
+        shutil.rmtree(found)
+
+    with pytest.raises(UnsafeLayer) as caught:
+        _unpack_while(tmp_path, dest, cleaner, [Member("../evil.py", data=b"x")])
+    assert "'../evil.py'" in str(caught.value) and "climbs out" in str(caught.value)
+    assert not dest.exists() and leftovers(tmp_path) == [] and not (tmp_path / "evil.py").exists()

@@ -99,3 +99,32 @@ def test_unreadable_directories_are_passed_over_and_the_walk_goes_on(tmp_path: P
             (tmp_path / f"locked{i}").chmod(0o755)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == sorted(f"open{i}/f" for i in range(10))
+
+
+def test_an_entry_that_cannot_be_looked_at_is_passed_over_and_its_siblings_are_not(tmp_path: Path) -> None:
+    # An entry whose own path is longer than the system allows (PATH_MAX, 4,096 bytes on Linux)
+    # is listed by its directory but cannot be lstat'ed by path: it is passed over, as one that
+    # vanished between the listing and its lstat would be, and the walk goes on with its
+    # siblings. Long and short names alternate, so whatever order the directory gives, some
+    # short name comes after a long one.
+    deep = tmp_path
+    while len(str(deep)) < 3900:
+        deep = deep / ("d" * 200)
+    deep.mkdir(parents=True)
+    long_len = 4096 - len(str(deep))  # with the '/', one byte past the limit
+    assert long_len <= 255  # a name the filesystem takes
+    fd = os.open(deep, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for i in range(10):
+            os.close(os.open(f"{i}".ljust(long_len, "x"), os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=fd))
+            os.close(os.open(f"short{i}", os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=fd))
+    finally:
+        os.close(fd)
+    assert len(os.listdir(deep)) == 20
+    rel = deep.relative_to(tmp_path).as_posix()
+    assert sorted(take_snapshot(tmp_path, [])) == [f"{rel}/short{i}" for i in range(10)]
+    top = tmp_path / ("d" * 200)
+    listed = output_state(top)
+    assert listed is not None
+    below = deep.relative_to(top).as_posix()
+    assert sorted(k for k in listed if "short" in k or k.endswith("x")) == [f"{below}/short{i}" for i in range(10)]
