@@ -1,4 +1,5 @@
-"""Entry point of the ``rra`` command. Heavy modules are imported inside the commands."""
+"""Entry point of the ``rra`` command. Command modules are imported when their command runs
+(:data:`COMMANDS`), heavy library modules inside the commands."""
 
 from __future__ import annotations
 
@@ -8,14 +9,41 @@ from typing import Any
 import click
 
 from .. import SPEC_VERSION, __version__
-from .errors import RRAGroup
+from .lazy import LazyGroup
 
-__all__ = ["cli", "entry", "main"]
+__all__ = ["COMMANDS", "cli", "entry", "main"]
 
 FORMATS = ("text", "json", "sarif", "github")
 
+#: The commands of later layers, one line each: name -> "module:attribute" in this package. A
+#: module is imported only when its command runs or its help is printed (``rra --help`` lists
+#: them all), so that a short command such as ``rra guide`` does not pay for the others. The
+#: modules import only click at module level; the library is imported inside the commands.
+COMMANDS = {
+    "attach": "oci_cmd:attach",
+    "bench": "bench_cmd:bench",
+    "build": "build_cmd:build_command",
+    "change": "change_cmd:change",
+    "discover": "oci_cmd:discover",
+    "discrepancy": "change_cmd:discrepancy",
+    "env": "env_cmd:env",
+    "export": "export_cmd:export",
+    "guide": "guide_cmd:guide",
+    "init": "init_cmd:init_command",
+    "lock": "env_cmd:lock",
+    "pack": "pack_cmd:pack_command",
+    "provenance": "oci_cmd:provenance",
+    "pull": "oci_cmd:pull",
+    "push": "oci_cmd:push",
+    "reference": "change_cmd:reference",
+    "results": "run_cmd:results_command",
+    "review": "review_cmd:review",
+    "run": "run_cmd:run_command",
+    "sbom": "env_cmd:sbom",
+}
 
-@click.group(cls=RRAGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+@click.group(cls=LazyGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, "-V", "--version",
                       message=f"rra %(version)s (RRA standard {SPEC_VERSION})")
 def cli() -> None:
@@ -135,52 +163,6 @@ def conformance_list(ids: str | None, tags: str | None, exclude_tags: str | None
     from .conformance_cmd import list_conformance
 
     sys.exit(list_conformance(ids=ids, tags=tags, exclude_tags=exclude_tags, suite=suite, fmt=fmt))
-
-
-# Commands of later layers register below, one line each: cli.add_command(<command>). Their
-# modules import only click at module level so that `rra --help` stays fast.
-from .run_cmd import results_command, run_command  # noqa: E402
-
-cli.add_command(run_command)
-cli.add_command(results_command)
-from .bench_cmd import bench as bench_group  # noqa: E402
-
-cli.add_command(bench_group)
-from .env_cmd import env as env_group, lock as lock_command, sbom as sbom_command  # noqa: E402
-
-cli.add_command(lock_command)
-cli.add_command(env_group)
-cli.add_command(sbom_command)
-from .pack_cmd import pack_command  # noqa: E402
-
-cli.add_command(pack_command)
-from .oci_cmd import attach, discover, provenance, pull, push  # noqa: E402
-
-cli.add_command(push)
-cli.add_command(pull)
-cli.add_command(attach)
-cli.add_command(discover)
-cli.add_command(provenance)
-from .init_cmd import init_command  # noqa: E402
-
-cli.add_command(init_command)
-from .change_cmd import change, discrepancy, reference  # noqa: E402
-
-cli.add_command(change)
-cli.add_command(discrepancy)
-cli.add_command(reference)
-from .guide_cmd import guide as guide_command  # noqa: E402
-
-cli.add_command(guide_command)
-from .review_cmd import review as review_command  # noqa: E402
-
-cli.add_command(review_command)
-from .build_cmd import build_command  # noqa: E402
-
-cli.add_command(build_command)
-from .export_cmd import export as export_group  # noqa: E402
-
-cli.add_command(export_group)
 
 
 def main(argv: list[str] | None = None) -> Any:

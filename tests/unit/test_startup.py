@@ -7,6 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
+import pytest
+
+from rra_tools.cli.lazy import LazyGroup
+from rra_tools.cli.main import COMMANDS, cli
+from tests.rra_cli import rra
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = """
@@ -94,3 +101,52 @@ def test_first_run_of_a_manifest_imports_neither_jsonschema_nor_threads(tmp_path
     loaded = set(probe["modules"])
     assert "jsonschema_rs" in loaded and "rra_tools.validate.engine" in loaded
     assert not {"jsonschema", "concurrent.futures"} & loaded, sorted({"jsonschema", "concurrent.futures"} & loaded)
+
+
+GUIDE = """
+import json, sys
+from rra_tools.cli.main import main
+try:
+    main(["guide", "-o", sys.argv[2], sys.argv[1]])
+except SystemExit as exit:
+    code = exit.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+
+def test_a_command_imports_only_its_own_command_module(tmp_path: Path) -> None:
+    # rra guide is short: importing the modules of the other commands was a tenth of its time.
+    import shutil
+
+    art = tmp_path / "art"
+    shutil.copytree(ROOT / "examples" / "digits-logreg", art)
+    proc = subprocess.run([sys.executable, "-c", GUIDE, str(art), str(tmp_path / "GUIDE.md")], capture_output=True,
+                          text=True, check=False)
+    probe = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert probe["code"] in (0, None), proc.stderr
+    commands = sorted(m for m in probe["modules"] if m.startswith("rra_tools.cli.") and m.endswith("_cmd"))
+    assert commands == ["rra_tools.cli.guide_cmd"]
+
+
+def test_every_lazy_command_loads_under_its_name() -> None:
+    with click.Context(cli) as ctx:
+        listed = cli.list_commands(ctx)
+        assert set(COMMANDS) <= set(listed) and listed == sorted(listed)
+        for name in COMMANDS:
+            command = cli.get_command(ctx, name)
+            assert command is not None and command.name == name
+
+
+def test_a_lazy_entry_under_the_wrong_name_is_refused() -> None:
+    group = LazyGroup("rra", lazy_commands={"manual": "guide_cmd:guide"})
+    with click.Context(group) as ctx, pytest.raises(ValueError, match="is named 'guide', registered as 'manual'"):
+        group.get_command(ctx, "manual")
+
+
+def test_rra_help_lists_every_command() -> None:
+    proc = rra("--help")
+    assert proc.returncode == 0, proc.stderr
+    listed = proc.stdout.split("Commands:\n", 1)[1]
+    names = [line.split()[0] for line in listed.splitlines() if line.startswith("  ") and not line.startswith("   ")]
+    assert set(COMMANDS) | {"validate", "rules", "explain", "conformance"} == set(names)
+    assert names == sorted(names)
