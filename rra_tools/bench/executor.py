@@ -34,24 +34,30 @@ returns what it has. Nothing is printed; progress reaches the caller through ``p
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
-import json
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
-from ..io.atomic import write_atomic
 from ..run.errors import GpuUnavailable
 from ..run.gpus import GpuInfo, GpuLease, acquire
 from ..run.local import RunOptions
-from .errors import BenchError
+from .state import (
+    Finished,
+    StateLock,
+    cell_path,
+    check_unique,
+    load_finished,
+    now,
+    read_json,
+    started_path,
+    unlink_quietly,
+    write_json,
+)
 
 __all__ = ["Cell", "CellEvent", "CellResult", "CellSlot", "Finished", "execute", "load_finished"]
 
@@ -78,20 +84,6 @@ class CellResult:
 
     data: dict[str, Any]
     final: bool = True
-
-
-@dataclass(frozen=True)
-class Finished:
-    """A cell's result as kept in the state directory."""
-
-    key: str
-    data: dict[str, Any]
-    #: Times the cell was started before and did not finish (the benchmark was killed).
-    restarted: int = 0
-    #: True when the result was read from the state directory (finished by an earlier run).
-    resumed: bool = False
-    started: str | None = None
-    ended: str | None = None
 
 
 @dataclass
@@ -131,70 +123,6 @@ class CellEvent:
     data: dict[str, Any] | None = None
 
 
-def _digest(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()[:32]
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _write_json(path: Path, data: dict[str, Any], durable: bool = True) -> None:
-    write_atomic(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode(), durable=durable)
-
-
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
-        raise BenchError(f"cannot read the benchmark state file {str(path)!r}: {exc}",
-                         "remove it to run that cell again") from None
-    if not isinstance(data, dict):
-        raise BenchError(f"the benchmark state file {str(path)!r} is not a JSON object",
-                         "remove it to run that cell again")
-    return data
-
-
-def load_finished(state_dir: Path, keys: Iterable[str]) -> dict[str, Finished]:
-    """The results kept in ``state_dir`` for ``keys`` (those that have one)."""
-    found: dict[str, Finished] = {}
-    for key in keys:
-        data = _read_json(state_dir / "cells" / f"{_digest(key)}.json")
-        if data is None:
-            continue
-        if data.get("key") != key:
-            raise BenchError(f"the benchmark state file for {key!r} holds the result of {data.get('key')!r}",
-                             "remove it to run that cell again")
-        found[key] = Finished(key=key, data=data["result"], restarted=int(data.get("restarted", 0)),
-                              resumed=True, started=data.get("started"), ended=data.get("ended"))
-    return found
-
-
-class _StateLock:
-    """The state directory's lock: one executor per benchmark at a time."""
-
-    def __init__(self, state_dir: Path) -> None:
-        self.path = state_dir / "lock"
-
-    def __enter__(self) -> _StateLock:
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(self.fd, 32, 0).decode(errors="replace").strip() or "another process"
-            os.close(self.fd)
-            raise BenchError(f"another benchmark is running in {str(self.path.parent)!r} (pid {holder})",
-                             "wait for it to end, or give another output directory") from None
-        os.ftruncate(self.fd, 0)
-        os.pwrite(self.fd, str(os.getpid()).encode(), 0)
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        os.close(self.fd)
-
-
 def execute(cells: Sequence[C], run_one: Callable[[C, CellSlot], CellResult], state_dir: Path, *,
             gpus: Sequence[GpuInfo] = (), max_workers: int | None = None, memory_limit_mib: int | None = None,
             progress: Callable[[CellEvent], None] | None = None, environ: dict[str, str] | None = None,
@@ -207,10 +135,7 @@ def execute(cells: Sequence[C], run_one: Callable[[C, CellSlot], CellResult], st
     environment rra reads (``RRA_GPU_LOCK_DIR``); BenchError when two cells share a key or
     another executor holds ``state_dir``.
     """
-    keys = [c.key for c in cells]
-    if len(set(keys)) != len(keys):
-        dup = next(k for k in keys if keys.count(k) > 1)
-        raise BenchError(f"two cells of the benchmark have the key {dup!r}")
+    check_unique(c.key for c in cells)
     workers = max(1, max_workers if max_workers is not None else (os.cpu_count() or 1))
     for sub in ("cells", "started"):
         (state_dir / sub).mkdir(parents=True, exist_ok=True)
@@ -220,7 +145,7 @@ def execute(cells: Sequence[C], run_one: Callable[[C, CellSlot], CellResult], st
     if handle_signals and threading.current_thread() is threading.main_thread():
         previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        with _StateLock(state_dir):
+        with StateLock(state_dir):
             return _Pool(cells, run_one, state_dir, inventory, workers, memory_limit_mib, progress,
                          environ, stop, poll_s).run()
     finally:
@@ -304,33 +229,30 @@ class _Pool(Generic[C]):
                         memory_limit_mib=memory, stop=self.stop)
 
     def _mark_started(self, cell: C, slot: CellSlot) -> dict[str, Any]:
-        path = self.state_dir / "started" / f"{_digest(cell.key)}.json"
-        before = _read_json(path) or {}
+        path = started_path(self.state_dir, cell.key)
+        before = read_json(path) or {}
         slot.restarted = int(before.get("starts", 0))
-        marker = {"key": cell.key, "starts": slot.restarted + 1, "started": _now(), "pid": os.getpid(),
+        marker = {"key": cell.key, "starts": slot.restarted + 1, "started": now(), "pid": os.getpid(),
                   "devices": [g.index for g in slot.devices]}
         # Not flushed to disk: after a machine crash a lost marker only undercounts restarts; the
         # result, which decides whether the cell runs again, is flushed.
-        _write_json(path, marker, durable=False)
+        write_json(path, marker, durable=False)
         return marker
 
     def _finish(self, cell: C, slot: CellSlot, marker: dict[str, Any], result: CellResult, total: int) -> None:
         if not result.final:
             # Interrupted: not kept, so the next run of the benchmark runs this cell again. The
             # start marker stays; that rerun is not a restart after a kill, so it is lowered back.
-            _write_json(self.state_dir / "started" / f"{_digest(cell.key)}.json",
-                        {**marker, "starts": slot.restarted})
+            write_json(started_path(self.state_dir, cell.key),
+                       {**marker, "starts": slot.restarted})
             self._emit(CellEvent("interrupted", cell.key, self.done, total, data=result.data))
             return
-        ended = _now()
-        _write_json(self.state_dir / "cells" / f"{_digest(cell.key)}.json",
-                    {"key": cell.key, "result": result.data, "restarted": slot.restarted,
-                     "started": marker["started"], "ended": ended, "devices": marker["devices"]})
+        ended = now()
+        write_json(cell_path(self.state_dir, cell.key),
+                   {"key": cell.key, "result": result.data, "restarted": slot.restarted,
+                    "started": marker["started"], "ended": ended, "devices": marker["devices"]})
         # The result is kept before the marker goes: a kill in between leaves a finished cell.
-        try:
-            os.unlink(self.state_dir / "started" / f"{_digest(cell.key)}.json")
-        except OSError:
-            pass
+        unlink_quietly(started_path(self.state_dir, cell.key))
         self.done += 1
         self.results[cell.key] = Finished(cell.key, result.data, slot.restarted, False, marker["started"], ended)
         self._emit(CellEvent("finished", cell.key, self.done, total, devices=[g.index for g in slot.devices],

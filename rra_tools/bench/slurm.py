@@ -42,18 +42,19 @@ from typing import Any, Generic, TypeVar
 from ..run.gpus import GpuInfo, GpuLease
 from ..run.gpus import inventory as gpu_inventory
 from .errors import BenchError
-from .executor import (
-    Cell,
-    CellEvent,
-    CellResult,
-    CellSlot,
+from .executor import Cell, CellEvent, CellResult, CellSlot
+from .state import (
     Finished,
-    _digest,
-    _now,
-    _read_json,
-    _StateLock,
-    _write_json,
+    StateLock,
+    cell_digest,
+    cell_path,
+    check_unique,
     load_finished,
+    now,
+    read_json,
+    started_path,
+    unlink_quietly,
+    write_json,
 )
 
 __all__ = ["DEAD_STATES", "JobResources", "SlurmOptions", "classify", "execute_slurm", "parse_indices",
@@ -195,7 +196,7 @@ def _job(cell: C, run_one: Callable[[C, CellSlot], CellResult], state_dir: str, 
     node_tmp = scratch or env.get("SLURM_TMPDIR") or env.get("TMPDIR") or "/tmp"  # noqa: S108 - node-local scratch
     job_id = env.get("SLURM_ARRAY_JOB_ID", "") + "_" + env.get("SLURM_ARRAY_TASK_ID", "") \
         if env.get("SLURM_ARRAY_JOB_ID") else env.get("SLURM_JOB_ID", "?")
-    work = Path(node_tmp) / f"rra-cell-{_digest(cell.key)}-{env.get('SLURM_JOB_ID', os.getpid())}"
+    work = Path(node_tmp) / f"rra-cell-{cell_digest(cell.key)}-{env.get('SLURM_JOB_ID', os.getpid())}"
     work.mkdir(parents=True, exist_ok=True)
     # Slurm gives the job these devices alone: the lease holds no lock (with device cgroups two
     # jobs on a node both see their first device as 0, and node-wide locks would collide).
@@ -207,10 +208,10 @@ def _job(cell: C, run_one: Callable[[C, CellSlot], CellResult], state_dir: str, 
             return {"final": False}
         # Gather: the scratch tree mirrors the benchmark directory's layout.
         shutil.copytree(work, out, symlinks=True, dirs_exist_ok=True)
-        _write_json(Path(state_dir) / "cells" / f"{_digest(cell.key)}.json",
-                    {"key": cell.key, "result": result.data, "restarted": restarted, "started": started,
-                     "ended": _now(), "devices": indices,
-                     "slurm": {"job": job_id, "node": env.get("SLURMD_NODENAME", ""), "gpus_from": source}})
+        write_json(cell_path(Path(state_dir), cell.key),
+                   {"key": cell.key, "result": result.data, "restarted": restarted, "started": started,
+                    "ended": now(), "devices": indices,
+                    "slurm": {"job": job_id, "node": env.get("SLURMD_NODENAME", ""), "gpus_from": source}})
         return {"final": True}
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -244,9 +245,7 @@ def execute_slurm(cells: Sequence[C], run_one: Callable[[C, CellSlot], CellResul
         raise BenchError("the Slurm executor needs submitit", "pip install 'rra-tools[slurm]'") from None
     opts = options or SlurmOptions()
     keys = [c.key for c in cells]
-    if len(set(keys)) != len(keys):
-        dup = next(k for k in keys if keys.count(k) > 1)
-        raise BenchError(f"two cells of the benchmark have the key {dup!r}")
+    check_unique(keys)
     for sub in ("cells", "started", "slurm"):
         (state_dir / sub).mkdir(parents=True, exist_ok=True)
     stop = stop or threading.Event()
@@ -282,29 +281,29 @@ def execute_slurm(cells: Sequence[C], run_one: Callable[[C, CellSlot], CellResul
                     params[name] = value
             executor.update_parameters(**params)
             starts: dict[str, int] = {}
-            now = _now()
+            at = now()
             for cell in group:
-                marker = _read_json(state_dir / "started" / f"{_digest(cell.key)}.json") or {}
+                marker = read_json(started_path(state_dir, cell.key)) or {}
                 starts[cell.key] = int(marker.get("starts", 0))
             try:
                 with executor.batch():
                     jobs = [executor.submit(_job, cell, run_one, str(state_dir), str(out), opts.scratch,
-                                            starts[cell.key], now) for cell in group]
+                                            starts[cell.key], at) for cell in group]
             except (submitit.core.utils.FailedJobError, OSError, subprocess.SubprocessError) as exc:
                 raise BenchError(f"Slurm refused the benchmark's jobs: {exc}",
                                  "check --partition, --account and --qos against 'sinfo' and 'sacctmgr show assoc'"
                                  ) from None
             for cell, job in zip(group, jobs):
-                tracked[cell.key] = _Tracked(cell, str(job.job_id), starts[cell.key] + 1, now)
-                _write_json(state_dir / "started" / f"{_digest(cell.key)}.json",
-                            {"key": cell.key, "starts": starts[cell.key] + 1, "started": now,
-                             "slurm_job": str(job.job_id), "tries": tries.get(cell.key, 0)}, durable=False)
+                tracked[cell.key] = _Tracked(cell, str(job.job_id), starts[cell.key] + 1, at)
+                write_json(started_path(state_dir, cell.key),
+                           {"key": cell.key, "starts": starts[cell.key] + 1, "started": at,
+                            "slurm_job": str(job.job_id), "tries": tries.get(cell.key, 0)}, durable=False)
                 emit(CellEvent("submitted", cell.key, 0, len(cells), restarted=starts[cell.key],
                                data={"slurm_job": str(job.job_id), "gpus": res.gpus}))
         return tracked
 
     try:
-        with _StateLock(state_dir):
+        with StateLock(state_dir):
             results = load_finished(state_dir, keys)
             done = 0
             for cell in cells:
@@ -318,7 +317,7 @@ def execute_slurm(cells: Sequence[C], run_one: Callable[[C, CellSlot], CellResul
             queue = _queue() if pending else {}
             fresh: list[C] = []
             for cell in pending:
-                marker = _read_json(state_dir / "started" / f"{_digest(cell.key)}.json") or {}
+                marker = read_json(started_path(state_dir, cell.key)) or {}
                 job = marker.get("slurm_job")
                 if job and queue is not None and queue.get(str(job)) in _ACTIVE:
                     # Submitted by a submitter that died; the job still runs: wait for it.
@@ -351,7 +350,7 @@ def execute_slurm(cells: Sequence[C], run_one: Callable[[C, CellSlot], CellResul
                     del tracked[key]
                     if key in finished:
                         results[key] = finished[key]
-                        _unlink(state_dir / "started" / f"{_digest(key)}.json")
+                        unlink_quietly(started_path(state_dir, key))
                         done += 1
                         f = finished[key]
                         emit(CellEvent("finished", key, done, len(cells), restarted=f.restarted, data=f.data))
@@ -366,11 +365,11 @@ def execute_slurm(cells: Sequence[C], run_one: Callable[[C, CellSlot], CellResul
                         again.append(t.cell)
                         continue
                     data = lost(t.cell, kind, f"{words}; given up after {tries[key]} job(s)")
-                    ended = _now()
-                    _write_json(state_dir / "cells" / f"{_digest(key)}.json",
-                                {"key": key, "result": data, "restarted": t.starts - 1, "started": t.started,
-                                 "ended": ended, "devices": [], "slurm": {"job": t.job, "state": slurm_state}})
-                    _unlink(state_dir / "started" / f"{_digest(key)}.json")
+                    ended = now()
+                    write_json(cell_path(state_dir, key),
+                               {"key": key, "result": data, "restarted": t.starts - 1, "started": t.started,
+                                "ended": ended, "devices": [], "slurm": {"job": t.job, "state": slurm_state}})
+                    unlink_quietly(started_path(state_dir, key))
                     done += 1
                     results[key] = Finished(key, data, t.starts - 1, False, t.started, ended)
                     emit(CellEvent("finished", key, done, len(cells), restarted=t.starts - 1, data=data))
@@ -381,18 +380,10 @@ def execute_slurm(cells: Sequence[C], run_one: Callable[[C, CellSlot], CellResul
                 subprocess.run(["scancel", *sorted({t.job for t in tracked.values()})], capture_output=True,
                                timeout=120, check=False)
                 for key, t in tracked.items():
-                    _write_json(state_dir / "started" / f"{_digest(key)}.json",
-                                {"key": key, "starts": t.starts - 1, "started": t.started}, durable=False)
+                    write_json(started_path(state_dir, key),
+                               {"key": key, "starts": t.starts - 1, "started": t.started}, durable=False)
                     emit(CellEvent("interrupted", key, done, len(cells)))
             return results
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-
-
-def _unlink(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from rra_tools.bench.executor import _digest
+from rra_tools.bench.state import cell_digest
 from rra_tools.model.bench_results import BenchResults
 
 from ..rra_cli import rra, rra_command
@@ -34,7 +34,7 @@ def _results(out: Path) -> BenchResults:
 
 
 def _state(out: Path, key: str) -> dict[str, object]:
-    data: dict[str, object] = json.loads((out / "state" / "cells" / f"{_digest(key)}.json").read_text())
+    data: dict[str, object] = json.loads((out / "state" / "cells" / f"{cell_digest(key)}.json").read_text())
     return data
 
 
@@ -88,7 +88,7 @@ def test_a_cancelled_job_is_an_infrastructure_failure_and_is_retried(slurm: Slur
     counter, out = tmp_path / "counter.log", tmp_path / "out"
     proc = subprocess.Popen([*rra_command(), "bench", "reproduce", str(path), "-o", str(out), "--executor", "slurm",
                              "--max-retries", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    marker = out / "state" / "started" / f"{_digest('p/e/t0/attempt-2')}.json"
+    marker = out / "state" / "started" / f"{cell_digest('p/e/t0/attempt-2')}.json"
     _wait(lambda: any(w[0] == "start" and w[1].endswith("attempt-2") for w in lines(counter)),
           "attempt 2's launcher started", proc)
     job = json.loads(marker.read_text())["slurm_job"]
@@ -114,7 +114,7 @@ def test_a_cancelled_job_is_an_infrastructure_failure_and_is_retried(slurm: Slur
     proc = subprocess.Popen([*rra_command(), "bench", "reproduce", str(path2), "-o", str(out2), "--executor", "slurm",
                              "--max-retries", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait(lambda: any(w[0] == "start" for w in lines(counter2)), "the launcher started", proc)
-    job = json.loads((out2 / "state" / "started" / f"{_digest('p/e/t0/attempt-1')}.json").read_text())["slurm_job"]
+    job = json.loads((out2 / "state" / "started" / f"{cell_digest('p/e/t0/attempt-1')}.json").read_text())["slurm_job"]
     assert slurm.command("scancel", job).returncode == 0
     stdout, stderr = proc.communicate(timeout=TIMEOUT_S)
     assert proc.returncode == 0, stderr
