@@ -148,6 +148,39 @@ def test_the_other_fixtures_become_reproduced_artifacts(tmp_path: Path, fixture:
     assert rra("change", "verify", "-C", str(artifact)).returncode == 0
 
 
+def test_a_dvc_pipeline_becomes_a_reproduced_artifact(tmp_path: Path) -> None:
+    # dvc.yaml's four stages (generate -> prepare -> train -> evaluate), their data generated from
+    # params.yaml's seed: the stages become launchers ordered by their deps and outs, and the
+    # README's table value is read from evaluate's eval/metrics.json. The review runs in an
+    # environment built from the lock (PyYAML, which every stage imports).
+    raw = make_repo("dvc-pipeline", tmp_path)
+    artifact = tmp_path / "artifact"
+    done = rra("build", str(raw), "-o", str(artifact), "--agent", agent("dvc-pipeline"))
+    assert done.returncode == 0, done.stderr
+    ran = [line.split()[2].rstrip(":") for line in done.stderr.splitlines() if line.startswith("build: running ")]
+    assert ran == ["generate", "prepare", "train", "evaluate"]
+    data = parse_document((artifact / "rra.yaml").read_text()).data
+    assert [(launcher["id"], launcher.get("depends_on"), launcher["stochastic"]) for launcher in data["launchers"]] == [
+        ("generate", None, False), ("prepare", ["generate"], False), ("train", ["prepare"], False),
+        ("evaluate", ["prepare", "train"], False)]
+    [claim] = data["claims"]
+    assert (claim["id"], claim["launcher"], claim["extract"]) == ("ridge-rmse", "evaluate",
+                                                                 {"output": "metrics", "json_pointer": "/rmse"})
+    rmse = json.loads((artifact / "eval/metrics.json").read_text())["rmse"]
+    assert round(rmse, 3) == claim["reported"]["value"] == 0.115
+    # The authors' value and three runs of evaluate, which give the same number each time.
+    assert [o["value"] for o in claim["reference"]["observations"]] == [0.115, rmse, rmse, rmse]
+    review = json.loads((artifact / ".rra/review/review.json").read_text())
+    assert (review["passed"], review["clean_shell"], review["environment"]["mode"]) == (True, "pass", "locked")
+    # Every stage ran again in the review's fresh copy, which holds no data until generate writes it.
+    assert [r["launcher"] for r in review["runs"]][:4] == ["generate", "prepare", "train", "evaluate"]
+    levels, codes = validate(artifact)
+    assert levels == ["available", "functional", "reproduced"]
+    assert codes == ["RRA503"]
+    assert "changes" not in data  # nothing was repaired: requirements.txt is where rra lock reads it
+    assert rra("change", "verify", "-C", str(artifact)).returncode == 0
+
+
 def test_without_an_agent_the_build_stops_and_says_what_to_do(tmp_path: Path) -> None:
     raw = make_repo("deterministic-metrics", tmp_path)
     artifact = tmp_path / "artifact"

@@ -156,17 +156,34 @@ def test_dvc_pipeline(tmp_path: Path) -> None:
     _found(out,
            "  python           3.11.7  [.python-version:1]",
            "  license          Apache-2.0  [LICENSE:2]",
-           "  param            prepare: prepare.seed = 20170428  [params.yaml:3]",
-           "  deps             src/train.py, data/prepared  [dvc.yaml:15]  (stage train)",
-           "  metrics          eval/metrics.json  [dvc.yaml:28]  (stage evaluate)",
-           "  launcher         train: python src/train.py data/prepared model.pkl  [dvc.yaml:13]")
+           "  param            prepare: prepare.seed = 20170428  [params.yaml:8]",
+           "  deps             src/train.py, data/prepared/train.csv  [dvc.yaml:26]  (stage train)",
+           "  metrics          eval/metrics.json  [dvc.yaml:39]  (stage evaluate)",
+           "  launcher         train: python src/train.py data/prepared/train.csv model.pkl  [dvc.yaml:24]",
+           "  launcher generate stochastic: false: dvc stage 'generate' reads a fixed seed from params.yaml "
+           "(generate.seed = 20170428, params.yaml:2); change it there to draw another sample",
+           "  launcher train stochastic: false: dvc stage 'train' passes it no seed")
+    # depends_on from outs to deps, a dep inside a directory another stage writes included.
     assert [(launcher["id"], launcher.get("depends_on"), launcher["outputs"])  # type: ignore[index]
             for launcher in data["launchers"]] == [  # type: ignore[attr-defined]
-        ("prepare", None, [{"id": "prepared", "path": "data/prepared", "format": "directory"}]),
+        ("generate", None, [{"id": "raw", "path": "data/raw.csv", "format": "csv"}]),
+        ("prepare", ["generate"], [{"id": "prepared", "path": "data/prepared", "format": "directory"}]),
         ("train", ["prepare"], [{"id": "model", "path": "model.pkl", "format": "binary"}]),
-        ("evaluate", ["train"], [{"id": "metrics", "path": "eval/metrics.json", "format": "json"}])]
+        ("evaluate", ["prepare", "train"], [{"id": "metrics", "path": "eval/metrics.json", "format": "json"}])]
     assert _validate(repo) == [("RRA214", "/paper/authors/0/name"), ("RRA214", "/paper/title"),
                                ("RRA404", "/environment")]
+
+
+def test_dvc_stages_in_any_order(tmp_path: Path) -> None:
+    # dvc orders stages by their deps and outs, not by where dvc.yaml writes them: neither does rra init.
+    repo = make_repo("dvc-pipeline", tmp_path)
+    text = (repo / "dvc.yaml").read_text()
+    head, evaluate = text.split("  evaluate:\n")
+    (repo / "dvc.yaml").write_text("stages:\n  evaluate:\n" + evaluate + head.removeprefix("stages:\n"))
+    _init(str(repo))
+    data = parse_document((repo / "rra.yaml").read_text()).data
+    assert [(launcher["id"], launcher.get("depends_on")) for launcher in data["launchers"]] == [
+        ("evaluate", ["prepare", "train"]), ("generate", None), ("prepare", ["generate"]), ("train", ["prepare"])]
 
 
 def test_setup_py_package_with_a_console_script_and_a_results_table(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ a discrepancy stub for the author to decide, never silently resolved.
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -178,39 +179,67 @@ def _mlproject(repo: RawRepo, out: DetectedLaunchers, taken: set[str], problems:
         out.launchers.append(launcher)
 
 
+def _stage_command(stage: dict[str, Any]) -> tuple[str | None, bool]:
+    """A stage's one command, and whether it has several (``cmd`` may be a list)."""
+    cmd = stage.get("cmd")
+    if isinstance(cmd, str):
+        return cmd, False
+    if isinstance(cmd, list):
+        commands = [c for c in cmd if isinstance(c, str)]
+        return (commands[0] if len(commands) == 1 else None), len(commands) != 1
+    return None, False
+
+
+def _stage_paths(stage: dict[str, Any], key: str) -> list[tuple[int, str]]:
+    """(index, path) of a stage's ``deps``, ``outs``, ``metrics`` or ``plots`` (a path, or a
+    one-key mapping from the path to its options, as ``- eval/metrics.json: {cache: false}``)."""
+    items = stage.get(key)
+    found: list[tuple[int, str]] = []
+    for index, item in enumerate(items if isinstance(items, list) else []):
+        path = item if isinstance(item, str) else next(iter(item), None) if isinstance(item, dict) else None
+        if isinstance(path, str) and path.strip():
+            found.append((index, path))
+    return found
+
+
+def _same_or_inside(a: str, b: str) -> bool:
+    """Whether path ``a`` is ``b`` or inside it, or ``b`` is inside ``a`` (a stage that reads
+    ``data/prepared/train.csv`` needs the stage whose out is ``data/prepared``, and one that reads
+    the directory ``data`` needs the stage writing ``data/raw.csv``)."""
+    pa, pb = PurePosixPath(posixpath.normpath(a)), PurePosixPath(posixpath.normpath(b))
+    return pa == pb or pb in pa.parents or pa in pb.parents
+
+
 def _dvc(repo: RawRepo, out: DetectedLaunchers, taken: set[str], problems: list[Finding]) -> None:
     dvc = read_yaml(repo, "dvc.yaml", problems) if repo.has("dvc.yaml") else None
     if dvc is None or not isinstance(dvc.data, dict):
         return
     params_file = read_yaml(repo, "params.yaml", problems) if repo.has("params.yaml") else None
     stages = dvc.data.get("stages")
-    produced: dict[str, str] = {}
+    drafted: list[tuple[dict[str, Any], list[str]]] = []
+    # What each stage writes, by launcher id: dvc orders stages by their deps and outs, not by
+    # where they are written in dvc.yaml, so every stage's outs are known before any depends_on.
+    produced: list[tuple[str, str]] = []
     for name, stage in (stages.items() if isinstance(stages, dict) else []):
         if not isinstance(stage, dict):
             continue
-        cmd = stage.get("cmd")
-        command = cmd if isinstance(cmd, str) else " && ".join(c for c in cmd if isinstance(c, str)) \
-            if isinstance(cmd, list) else None
-        if command is None or (isinstance(cmd, list) and len(cmd) != 1):
+        command, several = _stage_command(stage)
+        if several:
             out.findings.append(dvc.finding("launcher", f"{name}: several commands, not drafted", "stages", name,
                                             note="an argv runs one command; split the stage by hand"))
             continue
-        argv = _argv(command)
+        argv = _argv(command) if command is not None else None
         if argv is None:
             continue
         launcher_id = _launcher_id(str(name), taken)
-        launcher: dict[str, Any] = {"id": launcher_id, "description": f"dvc stage {name!r}", "argv": argv}
-        deps = [d for d in stage.get("deps", []) if isinstance(d, str)]
-        depends = sorted({produced[d] for d in deps if d in produced})
-        if depends:
-            launcher["depends_on"] = depends
+        # depends_on is filled in (or dropped) once every stage's outs are known.
+        launcher: dict[str, Any] = {"id": launcher_id, "description": f"dvc stage {name!r}", "argv": argv,
+                                    "depends_on": []}
+        deps = [path for _, path in _stage_paths(stage, "deps")]
         outputs: list[dict[str, Any]] = []
         for key in ("outs", "metrics", "plots"):
-            for index, item in enumerate(stage.get(key, []) if isinstance(stage.get(key), list) else []):
-                path = item if isinstance(item, str) else next(iter(item), None) if isinstance(item, dict) else None
-                if not isinstance(path, str):
-                    continue
-                produced[path] = launcher_id
+            for index, path in _stage_paths(stage, key):
+                produced.append((path, launcher_id))
                 output_id = _ID.sub("-", PurePosixPath(path).stem or "output").strip("-._") or "output"
                 existing = {o["id"] for o in outputs}
                 while output_id in existing:
@@ -220,6 +249,7 @@ def _dvc(repo: RawRepo, out: DetectedLaunchers, taken: set[str], problems: list[
                                                 "stages", name, key, index, note=f"stage {name}"))
         if outputs:
             launcher["outputs"] = outputs
+        seeds: list[str] = []
         for index, param in enumerate(stage.get("params", []) if isinstance(stage.get("params"), list) else []):
             for key in ([param] if isinstance(param, str) else []):
                 value, line = _param_value(params_file, key)
@@ -227,11 +257,27 @@ def _dvc(repo: RawRepo, out: DetectedLaunchers, taken: set[str], problems: list[
                                             "params.yaml" if line else "dvc.yaml",
                                             line or dvc.line("stages", name, "params", index),
                                             "" if line else "not found in params.yaml"))
+                if key.rsplit(".", 1)[-1] == "seed" and line:
+                    seeds.append(f"{key} = {value!r}, params.yaml:{line}")
         if deps:
             out.findings.append(dvc.finding("deps", ", ".join(deps), "stages", name, "deps", note=f"stage {name}"))
-        _seeds(out, launcher, f"dvc stage {name!r}")
-        out.launchers.append(launcher)
+        if seeds:
+            # The stage reads its seed from params.yaml: every run draws the same numbers.
+            launcher["stochastic"] = False
+            out.assumed.append(f"launcher {launcher_id} stochastic: false: dvc stage {name!r} reads a fixed seed "
+                               f"from params.yaml ({'; '.join(seeds)}); change it there to draw another sample")
+        else:
+            _seeds(out, launcher, f"dvc stage {name!r}")
+        drafted.append((launcher, deps))
         out.findings.append(dvc.finding("launcher", f"{launcher_id}: {command}", "stages", name, "cmd"))
+    for launcher, deps in drafted:
+        depends = sorted({producer for dep in deps for path, producer in produced
+                          if producer != launcher["id"] and _same_or_inside(dep, path)})
+        if depends:
+            launcher["depends_on"] = depends
+        else:
+            del launcher["depends_on"]
+        out.launchers.append(launcher)
 
 
 def _param_value(params: YamlFile | None, key: str) -> tuple[Any, int | None]:
