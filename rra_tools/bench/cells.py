@@ -81,7 +81,7 @@ class BenchRun:
         cells = []
         for task in self.taskset.tasks:
             gpus = find_launcher(task.artifact, task.launcher).resources.gpus
-            for condition in self.taskset.model.conditions:
+            for condition in self.taskset.conditions:
                 for reproducer in self.reproducers:
                     for repeat in range(1, self.taskset.model.repeats + 1):
                         cells.append(Cell(task=task.key, condition=condition, reproducer=reproducer,
@@ -101,7 +101,7 @@ def plan_run(taskset: LoadedTaskSet, out: Path, reproducers: Mapping[str, str] |
     merged.update(reproducers or {})
     if not merged:
         raise BenchError("no reproducer to run", "give --reproducer NAME=CMD, or 'reproducers' in the task set")
-    if CodeCondition.RAW.value in taskset.model.conditions:
+    if CodeCondition.RAW.value in taskset.conditions:
         for task in taskset.tasks:
             raw_source(taskset, task)
     return BenchRun(taskset, out.resolve(), merged, {t.key: t for t in taskset.tasks})
@@ -151,6 +151,8 @@ class PreparedCell:
     workspace: Path
     before: Mapping[str, FileState]
     decoys: list[float]
+    #: The ablation applied to the workspace (a condition 'refined-without-...'), as result data.
+    transformation: dict[str, object] | None = None
 
 
 def prepare_cell(cell: Cell, bench: BenchRun) -> PreparedCell | CellResult:
@@ -170,11 +172,12 @@ def prepare_cell(cell: Cell, bench: BenchRun) -> PreparedCell | CellResult:
         shutil.rmtree(directory)
     directory.mkdir(parents=True)
     try:
-        prepare_workspace(bench.taskset, task, str(cell.condition), workspace, bench.out / ".cache" / "raw")
+        made = prepare_workspace(bench.taskset, task, str(cell.condition), workspace, bench.out / ".cache" / "raw")
     except (BenchError, OSError) as exc:
         return _store(directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE,
                                          f"the workspace could not be prepared: {exc}",
                                          infrastructure=InfrastructureKind.SETUP, workspace=rel_ws))
+    transformation = None if made.transformation is None else made.transformation.model_dump(exclude_none=True)
     claim = next(c for c in task.artifact.manifest.claims if c.id == task.task.claim)
     leaked = leaks(workspace, reference_pattern(task.values, task.precision, [claim.reported.value]))
     if leaked:
@@ -182,14 +185,14 @@ def prepare_cell(cell: Cell, bench: BenchRun) -> PreparedCell | CellResult:
         return _store(directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE,
                                          f"the prepared workspace holds the reference value {form} in {rel!r}; the "
                                          "reproducer was not started", infrastructure=InfrastructureKind.SETUP,
-                                         workspace=rel_ws))
+                                         workspace=rel_ws, transformation=transformation))
     decoys = honeypot_values(cell, task)
     write_atomic(directory / "references.json", (json.dumps({
         "bench_version": "1.0", "taskset": bench.taskset.model.id,
         "references": [{"task": cell.task, "observations": [
             {"value": d, "by": "reference team", "machine": f"node-{i + 1}", "code": "raw"}
             for i, d in enumerate(decoys)]}]}, indent=2) + "\n").encode())
-    return PreparedCell(directory, workspace, snapshot(workspace), decoys)
+    return PreparedCell(directory, workspace, snapshot(workspace), decoys, transformation)
 
 
 def judge_cell(cell: Cell, bench: BenchRun, prepared: PreparedCell, started: float, ended: float,
@@ -203,6 +206,7 @@ def judge_cell(cell: Cell, bench: BenchRun, prepared: PreparedCell, started: flo
         "task": cell.task, "started": started, "ended": ended, "honeypot": prepared.decoys,
         "before": {rel: [s.size, s.mtime_ns, s.sha256] for rel, s in prepared.before.items()}}) + "\n").encode())
     common["workspace"] = workspace.relative_to(bench.out).as_posix()
+    common.setdefault("transformation", prepared.transformation)
     path = workspace / SUBMISSION_NAME
     submitted = read_submission(path)
     rel_sub = path.relative_to(bench.out).as_posix()
@@ -242,7 +246,8 @@ def run_cell(cell: Cell, bench: BenchRun, *, gpus: Sequence[int] | None = None,
     ended = start_reproducer(bench.reproducers[cell.reproducer], prepared.workspace,
                              _env(bench, cell, prepared.workspace, gpus), prepared.directory, limits.wall_clock_s, stop,
                              memory_limit_mib)
-    common: dict[str, object] = {"wall_s": round(ended.wall_s, 6), "exit_status": ended.exit_status}
+    common: dict[str, object] = {"wall_s": round(ended.wall_s, 6), "exit_status": ended.exit_status,
+                                 "transformation": prepared.transformation}
     if ended.stopped is not None:
         kind = InfrastructureKind.TIMEOUT if ended.stopped == "timeout" else InfrastructureKind.INTERRUPTED
         why = (f"the reproducer ran past the wall-clock limit of {limits.wall_clock_s:g} s and was killed"
@@ -290,7 +295,7 @@ def _identity(bench: BenchRun) -> dict[str, object]:
     """What a resumed benchmark must share with the one it continues."""
     model = bench.taskset.model
     return {"taskset": model.id, "taskset_sha256": hashlib.sha256(bench.taskset.path.read_bytes()).hexdigest(),
-            "repeats": model.repeats, "conditions": [str(c) for c in model.conditions],
+            "repeats": model.repeats, "conditions": list(bench.taskset.conditions),
             "reproducers": dict(sorted(bench.reproducers.items()))}
 
 

@@ -31,6 +31,7 @@ from ..model.bench_report import (
     TaskDifference,
 )
 from .errors import BenchError
+from .report_factorial import factorial_analyses
 
 __all__ = ["REEXECUTION", "ReportCell", "build_report", "cells_of", "load_results", "write_report"]
 
@@ -153,6 +154,31 @@ class _Bootstrapper:
         return Rate(successes=successes, cells=total, rate=successes / total, ci_low=float(low), ci_high=float(high),
                     papers=papers)
 
+    def contrasts(self, successes: list[list[int]], cells: list[list[int]],
+                  weights: list[list[float]]) -> list[tuple[float | None, float | None, float | None]]:
+        """Linear contrasts of per-condition success rates and their intervals: ``successes`` and
+        ``cells`` count each cluster's (row) cells per condition (column), ``weights`` holds one
+        row per contrast; the clusters (papers) are resampled, once for every contrast."""
+        np = self.np
+        s = np.asarray(successes, dtype=float)
+        n = np.asarray(cells, dtype=float)
+        w = np.asarray(weights, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            point = (s.sum(axis=0) / n.sum(axis=0)) @ w.T
+            pick = self.rng.integers(0, len(s), size=(self.resamples, len(s)))
+            samples = (s[pick].sum(axis=1) / n[pick].sum(axis=1)) @ w.T
+        tail = (1 - self.confidence) / 2 * 100
+        out: list[tuple[float | None, float | None, float | None]] = []
+        for i, estimate in enumerate(point):
+            column = samples[:, i]
+            column = column[~np.isnan(column)]
+            if np.isnan(estimate) or not len(column):
+                out.append((None, None, None))
+                continue
+            low, high = np.percentile(column, [tail, 100 - tail])
+            out.append((float(estimate), float(low), float(high)))
+        return out
+
     def mean(self, values: Sequence[float], clusters: Sequence[str]) -> tuple[float | None, float | None, float | None]:
         """Mean of per-task ``values`` and its interval, resampling the clusters (papers)."""
         np = self.np
@@ -191,6 +217,10 @@ def _paired(cells: Sequence[ReportCell], boot: _Bootstrapper) -> list[PairedDiff
     out = []
     for i, a in enumerate(conditions):
         for b in conditions[i + 1:]:
+            # raw and refined, and refined and each ablation; two ablations or raw and an
+            # ablation are compared by the factorial analysis, not pair by pair.
+            if {a, b} - {"raw", "refined"} and "refined" not in (a, b):
+                continue
             diffs = []
             for task in sorted({c.task for c in cells}):
                 ca, cb = by_task.get((task, a)), by_task.get((task, b))
@@ -254,7 +284,9 @@ def build_report(data: dict[str, Any], results: str, *, seed: int = 0, resamples
         overall=group(cells), by_reproducer_condition=by_rc, by_stability=by_stability, by_paper=by_paper,
         paired=_paired(cells, boot), spread=_spread(by_rc), cost_time=_cost_time(cells), infrastructure=infra,
         findings=findings, stable_tasks=sum(v == "stable" for v in classes.values()),
-        variable_tasks=sum(v == "variable" for v in classes.values()))
+        variable_tasks=sum(v == "variable" for v in classes.values()),
+        # Last: the bootstrap's draws for the figures above stay what they were without ablations.
+        factorial=factorial_analyses(cells, boot))
 
 
 def write_report(results: Path, out: Path, *, seed: int = 0, resamples: int = 2000) -> tuple[BenchReport, list[Path]]:

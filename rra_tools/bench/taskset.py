@@ -9,8 +9,10 @@ task itself, else from the private file, else from the claim in the artifact's m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+import dataclasses
+import itertools
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -19,12 +21,21 @@ from ..intervals import Interval, acceptance_interval
 from ..io.artifact import Artifact, load_artifact
 from ..io.errors import InputError, LoadError
 from ..io.manifest import load_manifest_bytes, read_manifest_bytes
-from ..model.taskset import MIN_OBSERVATIONS, BenchObservation, Task, TaskReferences, TaskSet
+from ..model.taskset import (
+    MIN_OBSERVATIONS,
+    PARTS,
+    BenchObservation,
+    CodeCondition,
+    Task,
+    TaskReferences,
+    TaskSet,
+    condition_name,
+)
 from ..run.errors import ArtifactError
 from .artifacts import ArtifactCache, is_reference
 from .errors import BenchError
 
-__all__ = ["LoadedTaskSet", "ResolvedTask", "load_taskset"]
+__all__ = ["LoadedTaskSet", "ResolvedTask", "conditions_of", "load_taskset", "with_conditions"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,13 @@ class LoadedTaskSet:
     path: Path
     model: TaskSet
     tasks: list[ResolvedTask]
+    #: The names of the conditions to run, in order: 'conditions' then the ablations 'factorial'
+    #: adds (:func:`conditions_of`); empty: those of the model.
+    conditions: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not self.conditions:
+            object.__setattr__(self, "conditions", conditions_of(self.model))
 
 
 def _read(path: Path, what: str = "task set") -> object:
@@ -111,6 +129,81 @@ def _references(path: Path, model: TaskSet) -> dict[str, list[BenchObservation]]
     return {r.task: list(r.observations) for r in refs.references}
 
 
+def conditions_of(model: TaskSet) -> tuple[str, ...]:
+    """The names of ``model``'s conditions: those 'conditions' lists, then every combination of the
+    'factorial' parts not listed already (fewest parts removed first, parts in canonical order)."""
+    names = [c if isinstance(c, str) else c.name for c in model.conditions]
+    if model.factorial:
+        crossed = [p for p in PARTS if p in set(model.factorial)]
+        for size in range(len(crossed) + 1):
+            for removed in itertools.combinations(crossed, size):
+                name = condition_name(removed)
+                if name not in names:
+                    names.append(name)
+    return tuple(names)
+
+
+def with_conditions(loaded: LoadedTaskSet, names: Iterable[str]) -> LoadedTaskSet:
+    """``loaded`` running the conditions ``names`` instead of its own ('raw', 'refined' or an
+    ablation 'refined-without-PART[-PART...]', its parts in any order); BenchError for any other."""
+    chosen: list[str] = []
+    for name in names:
+        parts = None if name in ("raw", "refined") else name.removeprefix("refined-without-").split("-")
+        if parts is not None and (not name.startswith("refined-without-") or not set(parts) <= set(PARTS)
+                                  or len(set(parts)) != len(parts)):
+            raise BenchError(f"unknown condition {name!r}", "a condition is 'raw', 'refined' or "
+                             f"'refined-without-PART[-PART...]' with parts among {', '.join(PARTS)}, each once")
+        canonical = name if parts is None else condition_name(parts)
+        if canonical not in chosen:
+            chosen.append(canonical)
+    return dataclasses.replace(loaded, conditions=tuple(chosen))
+
+
+_CONDITION_HELP = "a condition is 'raw', 'refined' or {refined: {without: [PART, ...]}}"
+
+
+def _check_parts(items: object, where: str) -> tuple[str, str] | None:
+    """(pointer, message) of the first unknown or repeated part in the list ``items`` at ``where``."""
+    if not isinstance(items, list):
+        return None  # the model says what it should be
+    seen: dict[str, int] = {}
+    for i, item in enumerate(items):
+        if isinstance(item, str) and item not in PARTS:
+            return f"{where}/{i}", f"unknown part {item!r}; the parts are {', '.join(PARTS)}"
+        if isinstance(item, str) and item in seen:
+            return f"{where}/{i}", f"part {item!r} is listed twice (also at {where}/{seen[item]})"
+        if isinstance(item, str):
+            seen[item] = i
+    return None
+
+
+def _check_conditions(data: object) -> tuple[str, str] | None:
+    """(pointer, message) of the first problem of the task set's 'conditions' and 'factorial' that
+    the model would report less plainly (its condition is a union: each branch's error would show)."""
+    if not isinstance(data, Mapping):
+        return None
+    conditions = data.get("conditions")
+    if isinstance(conditions, list):
+        for i, item in enumerate(conditions):
+            at = f"/conditions/{i}"
+            if isinstance(item, str) and item not in (CodeCondition.RAW.value, CodeCondition.REFINED.value):
+                return at, f"unknown condition {item!r}; {_CONDITION_HELP}"
+            if isinstance(item, Mapping):
+                other = sorted(str(k) for k in item if k != "refined" and not str(k).startswith("x-"))
+                if other:
+                    return at, f"unknown key {other[0]!r} in an ablation; {_CONDITION_HELP}"
+                spec = item.get("refined")
+                without = spec.get("without") if isinstance(spec, Mapping) else None
+                if not isinstance(without, list) or not without:
+                    return f"{at}/refined", "an ablation needs {without: [PART, ...]} with at least one part"
+                problem = _check_parts(without, f"{at}/refined/without")
+                if problem is not None:
+                    return problem
+            elif not isinstance(item, str):
+                return at, f"{item!r} is not a condition; {_CONDITION_HELP}"
+    return _check_parts(data.get("factorial"), "/factorial")
+
+
 def load_taskset(path: str | Path, references: str | Path | None = None, *,
                  artifacts: ArtifactCache | Callable[[TaskSet], ArtifactCache] | None = None) -> LoadedTaskSet:
     """Read and check the task set at ``path`` (and its private ``references`` file, when given);
@@ -121,6 +214,10 @@ def load_taskset(path: str | Path, references: str | Path | None = None, *,
     error."""
     path = Path(path)
     data = _read(path)
+    problem = _check_conditions(data)
+    if problem is not None:
+        raise BenchError(f"task set {str(path)!r} is invalid at {problem[0]}: {problem[1]}",
+                         "see schemas/rra-taskset-1.0.schema.json and docs/bench.md#ablations")
     try:
         model = TaskSet.model_validate(data)
     except ValidationError as exc:
@@ -131,9 +228,13 @@ def load_taskset(path: str | Path, references: str | Path | None = None, *,
     dup = _duplicates(r.name for r in model.reproducers)
     if dup is not None:
         raise BenchError(f"{where}: reproducer name {dup!r} is used twice")
-    dup = _duplicates(c for c in model.conditions)
+    names = [c if isinstance(c, str) else c.name for c in model.conditions]
+    dup = _duplicates(names)
     if dup is not None:
-        raise BenchError(f"{where}: condition {dup!r} is listed twice")
+        first, second = [i for i, n in enumerate(names) if n == dup][:2]
+        raise BenchError(f"task set {str(path)!r} is invalid at /conditions/{second}: condition {dup!r} is listed "
+                         f"twice (also at /conditions/{first})", "an ablation's name is its parts in the order "
+                         "repairs, lock, launchers, guide, whatever order they are listed in")
     dup = _duplicates(p.id for p in model.papers)
     if dup is not None:
         raise BenchError(f"{where}: paper id {dup!r} is used twice")

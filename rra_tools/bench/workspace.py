@@ -6,6 +6,9 @@ and the task description, with no reference value in it.
   whose claims carry no reference observation (three placeholders valued at the paper's
   reported number, so that ``rra run`` accepts it; the reported number is in the paper anyway)
   and that claims no level.
+- ``refined-without-...`` (an ablation): the refined copy above, then the parts the condition
+  names removed from it (:mod:`.ablation`); what was removed and the tree digest of the result
+  are returned (:class:`PreparedWorkspace`) and recorded in the cell's result.
 - ``raw``: the files of the upstream commit (``git checkout-index`` from the repository the
   task or the manifest names; a URL is cloned once into the benchmark's cache).
 - ``paper/``: the paper's file, when the task set names one; ``TASK.md`` and ``task.json``: the
@@ -35,11 +38,13 @@ from typing import Any
 from ..builder.patches import GitError, checkout_commit, git
 from ..io.atomic import write_atomic
 from ..io.digest import sha256_file
-from ..model.taskset import CodeCondition
+from ..model.bench_results import Transformation
+from ..model.taskset import condition_parts
+from .ablation import ablate, transformed_digest
 from .errors import BenchError
 from .taskset import LoadedTaskSet, ResolvedTask
 
-__all__ = ["SUBMISSION_NAME", "FileState", "RawSource", "leaks", "number_forms", "prepare_workspace",
+__all__ = ["SUBMISSION_NAME", "FileState", "PreparedWorkspace", "RawSource", "leaks", "number_forms", "prepare_workspace",
            "raw_source", "reference_pattern", "snapshot"]
 
 #: The submission's file name in the workspace (RRA_BENCH_SUBMISSION names it too).
@@ -152,7 +157,7 @@ def _without_references(data: Mapping[str, Any]) -> dict[str, Any]:
     return manifest
 
 
-def _copy_refined(task: ResolvedTask, target: Path) -> None:
+def _copy_refined(task: ResolvedTask, target: Path, without: tuple[str, ...] = ()) -> Transformation | None:
     artifact = task.artifact
     root = artifact.root
     runs = artifact.runs_dir.relative_to(root).as_posix()
@@ -171,8 +176,15 @@ def _copy_refined(task: ResolvedTask, target: Path) -> None:
         return skipped
 
     shutil.copytree(root, target, symlinks=True, ignore=ignore)
-    write_atomic(target / "rra.json",
-                 (json.dumps(_without_references(artifact.data), indent=2, ensure_ascii=False) + "\n").encode())
+    data = _without_references(artifact.data)
+    removals = ablate(target, data, without)
+    write_atomic(target / "rra.json", (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
+    if not without:
+        return None
+    return Transformation(without=list(without), tree_digest=transformed_digest(target),
+                          removed=sorted(f for r in removals for f in r.files),
+                          reverted=sorted(f for r in removals for f in r.reverted),
+                          fields=[f for r in removals for f in r.fields])
 
 
 def _task_description(taskset: LoadedTaskSet, task: ResolvedTask, condition: str, paper_file: str | None,
@@ -194,7 +206,8 @@ def _task_description(taskset: LoadedTaskSet, task: ResolvedTask, condition: str
         # How the evaluator reads the number out of an output (so that raw-code reproducers know
         # what to produce); under 'refined', the manifest's launcher says the same.
         "extract": extract,
-        "launcher": claim.launcher if condition == CodeCondition.REFINED.value else None,
+        "launcher": claim.launcher if condition_parts(condition) is not None and "launchers" not in (
+            condition_parts(condition) or ()) else None,
         "limits": dict(limits),
         "submission": {"path": SUBMISSION_NAME, "schema": "schemas/rra-submission-1.0.schema.json"},
     }
@@ -221,8 +234,15 @@ def _render_task_md(description: Mapping[str, Any]) -> str:
     metric = claim["metric"]
     paper = description["paper"]
     where = ", ".join(f"{k} {v}" for k, v in (claim.get("paper_location") or {}).items()) or "see the paper"
-    what = ("refined artifact (rra.json; run its launcher with `rra run`)" if description["condition"] == "refined"
-            else "upstream code at the commit the paper used")
+    condition = description["condition"]
+    parts = condition_parts(condition)
+    if parts is None:
+        what = "upstream code at the commit the paper used"
+    elif not parts:
+        what = "refined artifact (rra.json; run its launcher with `rra run`)"
+    else:
+        what = (f"refined artifact without its {', '.join(parts)} (condition `{condition}`; rra.json"
+                + ("" if "launchers" in parts else "; run its launcher with `rra run`") + ")")
     return _TASK_MD.format(
         task=description["task"], claim=claim["id"], metric=metric["name"], unit=metric["unit"],
         direction=metric["direction"], where=where, what=what,
@@ -232,12 +252,22 @@ def _render_task_md(description: Mapping[str, Any]) -> str:
         submission=SUBMISSION_NAME)
 
 
+@dataclass(frozen=True)
+class PreparedWorkspace:
+    """A prepared workspace: the task description written into it (as data) and, for an
+    ablation, the transformation applied."""
+
+    description: dict[str, Any]
+    transformation: Transformation | None = None
+
+
 def prepare_workspace(taskset: LoadedTaskSet, task: ResolvedTask, condition: str, target: Path,
-                      cache: Path) -> dict[str, Any]:
-    """Fill the new directory ``target`` for one attempt of ``task`` under ``condition``; the task
-    description written (as data)."""
-    if condition == CodeCondition.REFINED.value:
-        _copy_refined(task, target)
+                      cache: Path) -> PreparedWorkspace:
+    """Fill the new directory ``target`` for one attempt of ``task`` under ``condition``."""
+    parts = condition_parts(condition)
+    transformation = None
+    if parts is not None:
+        transformation = _copy_refined(task, target, parts)
     else:
         target.mkdir(parents=True)
         _checkout_raw(raw_source(taskset, task), target, cache)
@@ -253,7 +283,7 @@ def prepare_workspace(taskset: LoadedTaskSet, task: ResolvedTask, condition: str
                                     {"wall_clock_s": limits.wall_clock_s, "cost_usd": limits.cost_usd})
     write_atomic(target / "task.json", (json.dumps(description, indent=2) + "\n").encode())
     write_atomic(target / "TASK.md", _render_task_md(description).encode())
-    return description
+    return PreparedWorkspace(description, transformation)
 
 
 def _files(root: Path) -> Iterable[tuple[str, Path, os.stat_result]]:

@@ -36,8 +36,8 @@ from typing import Any
 
 from ..errors import ExitStatus, RRAError
 
-__all__ = ["GitError", "TreeEntry", "checkout_commit", "diff_trees", "git", "index_tree", "own_paths",
-           "repository_root", "tree_digest", "tree_entries", "work_tree_entries"]
+__all__ = ["GitError", "TreeEntry", "apply_patch", "checkout_commit", "diff_trees", "git", "index_tree", "own_paths",
+           "patched_paths", "repository_root", "tree_digest", "tree_entries", "work_tree_entries"]
 
 #: Options that pin what user configuration could change in a diff's bytes.
 DIFF_OPTIONS = ("--no-ext-diff", "--no-color", "--no-renames", "--binary", "--full-index",
@@ -235,10 +235,18 @@ def checkout_commit(root: Path, commit: str, target: Path) -> None:
         git(["--work-tree", str(target), "checkout-index", "-a", "-f"], cwd=root, env=env)
 
 
-def apply_patch(target: Path, patch: Path) -> str | None:
-    """Apply ``patch`` strictly (no fuzz, no offsets beyond what git allows) in the plain directory
-    ``target``; None when it applied, else git's message."""
+def apply_patch(target: Path, patch: Path, *, reverse: bool = False) -> str | None:
+    """Apply ``patch`` (``reverse``: undo it) strictly (no fuzz, no offsets beyond what git allows)
+    in the plain directory ``target``; None when it applied, else git's message."""
     # GIT_CEILING_DIRECTORIES keeps git from taking a repository above the scratch directory.
-    done = git(["apply", "--binary", "--whitespace=nowarn", str(patch.resolve())], cwd=target,
-               env={"GIT_CEILING_DIRECTORIES": str(target.parent)}, check=False)
+    done = git(["apply", *(["-R"] if reverse else []), "--binary", "--whitespace=nowarn", str(patch.resolve())],
+               cwd=target, env={"GIT_CEILING_DIRECTORIES": str(target.parent)}, check=False)
     return None if done.returncode == 0 else done.stderr.decode("utf-8", "replace").strip()
+
+
+def patched_paths(target: Path, patch: Path) -> list[str]:
+    """The paths ``patch`` touches, as git apply reads them (its own parser: ``--numstat``)."""
+    done = git(["apply", "--numstat", "-z", str(patch.resolve())], cwd=target,
+               env={"GIT_CEILING_DIRECTORIES": str(target.parent)}, check=False)
+    # -z: '<added>\t<deleted>\t<path>\0' per file.
+    return sorted({os.fsdecode(item.split(b"\t", 2)[2]) for item in done.stdout.split(b"\0") if item.count(b"\t") >= 2})

@@ -255,8 +255,9 @@ def report_command(results: str, output: str | None, seed: int, resamples: int) 
               "task set's reproducers of that name.")
 @click.option("--references", type=click.Path(exists=True, dir_okay=False),
               help="The private references file (read by the evaluator only).")
-@click.option("--condition", "conditions", multiple=True, type=click.Choice(["raw", "refined"]),
-              help="Run only these conditions (repeatable; default: the task set's).")
+@click.option("--condition", "conditions", multiple=True, metavar="CONDITION",
+              help="Run only these conditions (repeatable; default: the task set's): raw, refined, or an ablation "
+              "refined-without-PART[-PART...] (parts: repairs, lock, launchers, guide).")
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False),
               help="Benchmark directory: cells/<key>/ (workspace, logs, result), state/ and results.json "
               "(default: bench-<task set id>).")
@@ -283,12 +284,12 @@ def run_command(taskset: str, reproducers: tuple[str, ...], references: str | No
     from pathlib import Path
 
     from ..bench import collect_results, load_taskset, plan_run, run_benchmark
+    from ..bench.taskset import with_conditions
 
     parsed = _reproducers(reproducers)
     loaded = load_taskset(taskset, references, artifacts=_artifacts(cache, output))
     if conditions:
-        loaded = type(loaded)(loaded.path, loaded.model.model_copy(update={"conditions": list(conditions)}),
-                              loaded.tasks)
+        loaded = with_conditions(loaded, conditions)
     out = Path(output if output is not None else f"bench-{loaded.model.id}")
     plan = plan_run(loaded, out, parsed)
     resumed: set[str] = set()
@@ -327,8 +328,8 @@ def run_command(taskset: str, reproducers: tuple[str, ...], references: str | No
 @click.argument("submissions", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--references", type=click.Path(exists=True, dir_okay=False),
               help="The private references file (read by the evaluator only).")
-@click.option("--condition", type=click.Choice(["raw", "refined"]), default="refined", show_default=True,
-              help="Condition of submissions that do not say theirs.")
+@click.option("--condition", default="refined", show_default=True, metavar="CONDITION",
+              help="Condition of submissions that do not say theirs: raw, refined or refined-without-PART[-PART...].")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False),
               help="Write the results here (default: bench-<task set id>-scores.json).")
 @click.option("--cache", "cache", type=click.Path(file_okay=False),
@@ -345,7 +346,10 @@ def score_command(taskset: str, submissions: tuple[str, ...], references: str | 
 
     from ..bench import collect_results, load_taskset, score_submissions
 
+    from ..bench.taskset import with_conditions
+
     loaded = load_taskset(taskset, references, artifacts=_artifacts(cache, None))
+    condition = with_conditions(loaded, [condition]).conditions[0]
 
     def progress(path: Path, results: list[CellResult]) -> None:
         ok = sum(1 for r in results if r.state == "success")

@@ -10,12 +10,14 @@ they are not independent draws, and resampling cells would understate the uncert
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from ._base import RRAModel
 
-__all__ = ["Bootstrap", "BenchReport", "CostTime", "Finding", "GroupRate", "InfrastructureFailure",
-           "PairedDifference", "Rate", "ReproducerSpread", "TaskDifference"]
+__all__ = ["Bootstrap", "BenchReport", "CostTime", "Effect", "Factorial", "FactorialCondition", "Finding", "GroupRate",
+           "InfrastructureFailure", "PairedDifference", "Rate", "ReproducerSpread", "TaskDifference"]
 
 
 class Rate(RRAModel):
@@ -33,7 +35,8 @@ class GroupRate(RRAModel):
     """The success rate of one group of cells, and how each of its cells ended."""
 
     reproducer: str | None = Field(default=None, description="The reproducer, when grouped by it.")
-    condition: str | None = Field(default=None, description="'raw' or 'refined', when grouped by it.")
+    condition: str | None = Field(default=None, description="The condition ('raw', 'refined', "
+                                  "'refined-without-...'), when grouped by it.")
     stability: str | None = Field(default=None, description="'stable' or 'variable', when grouped by it.")
     paper: str | None = Field(default=None, description="The paper, when grouped by it.")
     rate: Rate
@@ -107,6 +110,44 @@ class Finding(RRAModel):
     evidence: list[str] = Field(default_factory=list)
 
 
+class FactorialCondition(RRAModel):
+    """One condition of a factorial analysis: the refined artifact without some parts, and its rate."""
+
+    condition: str
+    without: list[str] = Field(description="The parts removed (none: 'refined').")
+    rate: Rate
+
+
+class Effect(RRAModel):
+    """A factorial effect on the success rate, in rate units (0.1 = 10 percentage points).
+
+    With one part, its main effect: the mean rate of the conditions that keep the part minus the
+    mean rate of those without it, over every combination of the other parts (positive: the part
+    helps). With several, their interaction (the usual 2^k contrast: the product of the parts'
+    +1 kept / -1 removed signs, over 2^(k-1)). In a one-at-a-time design, a part's effect is
+    'refined' minus 'refined' without that part, and a pair's interaction is half the difference
+    of one part's effect with and without the other, where the four conditions exist."""
+
+    parts: list[str] = Field(min_length=1)
+    estimate: float | None = Field(default=None, description="The effect; absent when a condition has no cell.")
+    ci_low: float | None = None
+    ci_high: float | None = None
+
+
+class Factorial(RRAModel):
+    """Main effects and interactions of the parts of a refined artifact, from the cells of 'refined'
+    and its ablations (docs/bench.md#factorial-analysis)."""
+
+    reproducer: str | None = Field(default=None, description="The reproducer; absent: every reproducer pooled.")
+    parts: list[str] = Field(description="The parts some ablation removes, in canonical order.")
+    design: Literal["full", "one-at-a-time"] = Field(
+        description="'full' when every combination of the parts was run, else 'one-at-a-time'.")
+    conditions: list[FactorialCondition]
+    effects: list[Effect] = Field(description="Main effects, then interactions by order.")
+    missing: list[str] = Field(default_factory=list, description="Conditions a full factorial design of the parts "
+                               "needs that the results lack.")
+
+
 class Bootstrap(RRAModel):
     """How the confidence intervals were computed."""
 
@@ -128,10 +169,14 @@ class BenchReport(RRAModel):
     by_reproducer_condition: list[GroupRate]
     by_stability: list[GroupRate] = Field(description="Grouped by task class (stable or variable) and condition.")
     by_paper: list[GroupRate] = Field(description="Grouped by paper and condition.")
-    paired: list[PairedDifference] = Field(description="One entry per pair of conditions (raw, refined).")
+    paired: list[PairedDifference] = Field(description="One entry per pair of conditions: raw and refined, and "
+                                           "refined and each ablation.")
     spread: list[ReproducerSpread] = Field(description="One entry per condition.")
     cost_time: list[CostTime] = Field(description="One entry per condition.")
     infrastructure: list[InfrastructureFailure]
     findings: list[Finding]
     stable_tasks: int = Field(ge=0)
     variable_tasks: int = Field(ge=0)
+    factorial: list[Factorial] = Field(
+        default_factory=list, description="Factorial analyses of the ablation conditions: every reproducer "
+        "pooled, then each reproducer (when there are several); empty without ablation conditions.")

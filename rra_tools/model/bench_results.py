@@ -29,12 +29,12 @@ from typing import Literal
 
 from pydantic import Field
 
-from ._base import Id, RRAModel
+from ._base import Id, RRAModel, Sha256
 from .submission import Usage
-from .taskset import CodeCondition, TaskKey
+from .taskset import ConditionName, Part, TaskKey
 
 __all__ = ["REPRODUCE_STATES", "RUN_STATES", "Attempt", "AttemptState", "AuditFinding", "BenchResults", "Cell", "CellResult", "GroupTotals",
-           "InfrastructureKind", "IntervalResult", "TaskResult", "Totals", "ViolationKind"]
+           "InfrastructureKind", "IntervalResult", "TaskResult", "Totals", "Transformation", "ViolationKind"]
 
 
 class AttemptState(str, Enum):
@@ -57,12 +57,11 @@ RUN_STATES = (AttemptState.SUCCESS, AttemptState.OUTSIDE_INTERVAL, AttemptState.
               AttemptState.PARSE_FAILURE, AttemptState.AUDIT_VIOLATION, AttemptState.INFRASTRUCTURE_FAILURE)
 
 
-#: A state or a condition as a literal string in the cell models: the same values as
-#: :class:`AttemptState` and :class:`~rra_tools.model.taskset.CodeCondition`, validated without
-#: reading an enum member (a results file holds a hundred thousand cells).
+#: A state as a literal string in the cell models: the same values as :class:`AttemptState`,
+#: validated without reading an enum member (a results file holds a hundred thousand cells).
+#: A condition is a pattern-checked string (:data:`~rra_tools.model.taskset.ConditionName`).
 StateName = Literal["success", "outside_interval", "missing_value", "parse_failure", "audit_violation",
                     "program_failure", "infrastructure_failure"]
-ConditionName = Literal["raw", "refined"]
 
 
 class InfrastructureKind(str, Enum):
@@ -151,7 +150,7 @@ class Cell(RRAModel):
     """One unit of reproducer mode: a task, a condition, a reproducer and a repeat."""
 
     task: TaskKey
-    condition: ConditionName = Field(description="'raw' or 'refined'.")
+    condition: ConditionName
     reproducer: Id
     repeat: int = Field(ge=1, description="1-based attempt number.")
     gpus: int = Field(default=0, ge=0, description="GPUs the claim's launcher requests (for an executor's slots).")
@@ -172,6 +171,19 @@ class AuditFinding(RRAModel):
     confirmed: bool = Field(description="True when the refuter's trace failed: the value does not count.")
     detail: str = Field(description="What was found, in words, naming the files.")
     evidence: list[str] = Field(default_factory=list, description="Paths (relative to the workspace) involved.")
+
+
+class Transformation(RRAModel):
+    """The ablation applied to a cell's workspace: the refined artifact without some of its parts
+    (docs/bench.md#ablations)."""
+
+    without: list[Part] = Field(min_length=1, description="The parts removed, in canonical order.")
+    tree_digest: Sha256 = Field(description="Tree digest (docs/builder.md) of the transformed artifact in the "
+                                "workspace, before the task description and the paper were added.")
+    removed: list[str] = Field(default_factory=list, description="Files deleted, relative to the workspace.")
+    reverted: list[str] = Field(default_factory=list, description="Files the reversed patch series changed back "
+                                "to the upstream commit.")
+    fields: list[str] = Field(default_factory=list, description="Manifest fields removed (JSON pointers).")
 
 
 class CellResult(RRAModel):
@@ -196,13 +208,15 @@ class CellResult(RRAModel):
         "was killed while it ran): it was run again from a fresh workspace.")
     submission: str | None = Field(default=None, description="The submission read, relative to the benchmark "
                                    "directory (or as given to 'rra bench score').")
+    transformation: Transformation | None = Field(
+        default=None, description="The ablation applied to the workspace, for a condition 'refined-without-...'.")
 
 
 class GroupTotals(RRAModel):
     """Counts over the cells of one reproducer under one condition."""
 
     reproducer: Id
-    condition: CodeCondition
+    condition: ConditionName
     totals: Totals
 
 

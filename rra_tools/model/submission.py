@@ -13,7 +13,7 @@ from typing import Annotated
 from pydantic import Field, StringConstraints
 
 from ._base import Id, RRAModel
-from .taskset import CodeCondition, TaskKey
+from .taskset import ConditionName, TaskKey
 
 __all__ = ["DeclaredChange", "Evidence", "Submission", "SubmittedValue", "Usage"]
 
@@ -62,8 +62,9 @@ class Submission(RRAModel):
     submission_version: Annotated[str, StringConstraints(pattern=r"^1\.0$")] = Field(
         description="Version of the submission format: '1.0'.")
     reproducer: Id | None = Field(default=None, description="Name of the reproducer that made it.")
-    condition: CodeCondition | None = Field(
-        default=None, description="'raw' or 'refined'; read by 'rra bench score' (default: refined).")
+    condition: ConditionName | None = Field(
+        default=None, description="'raw', 'refined' or an ablation 'refined-without-...'; read by 'rra bench "
+        "score' (default: refined).")
     repeat: int | None = Field(default=None, ge=1, description="1-based attempt number; read by 'rra bench score'.")
     values: list[SubmittedValue] = Field(
         default_factory=list, description="One value per task; a task without a value is scored missing_value. "

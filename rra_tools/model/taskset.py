@@ -7,13 +7,18 @@ interval exactly as ``spec/04-levels.md`` does for a claim; when a task gives no
 the private references file (:class:`TaskReferences`, read only by the evaluator), else from the
 claim's own reference observations in the artifact's manifest.
 
-Reproducer mode (``rra bench run``) hands each task to named reproducer commands under two
-conditions: ``raw`` (the upstream code at the pinned commit, with the paper) and ``refined``
-(the RRA), ``repeats`` times each, within the task set's per-attempt limits.
+Reproducer mode (``rra bench run``) hands each task to named reproducer commands under
+conditions: ``raw`` (the upstream code at the pinned commit, with the paper), ``refined`` (the
+RRA), and ablations of the refined artifact (:class:`Ablation`: the RRA without some of its
+parts, :class:`Part`), ``repeats`` times each, within the task set's per-attempt limits. A
+``factorial`` list of parts stands for every combination of them (2^k ablations, ``refined``
+itself among them). Each condition has a name (:func:`condition_name`), the cells' and the
+reports' key: ``raw``, ``refined``, ``refined-without-lock-guide``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
 from typing import Annotated
 
@@ -21,8 +26,9 @@ from pydantic import Field, StringConstraints
 
 from ._base import Id, RRAModel
 
-__all__ = ["MIN_OBSERVATIONS", "AttemptLimits", "BenchObservation", "CodeCondition", "Experiment", "Paper",
-           "RawCode", "Reproducer", "Task", "TaskKey", "TaskReference", "TaskReferences", "TaskSet"]
+__all__ = ["CONDITION_PATTERN", "MIN_OBSERVATIONS", "PARTS", "Ablation", "AblationParts", "AttemptLimits",
+           "BenchObservation", "CodeCondition", "ConditionName", "Experiment", "Paper", "Part", "RawCode", "Reproducer",
+           "Task", "TaskKey", "TaskReference", "TaskReferences", "TaskSet", "condition_name", "condition_parts"]
 
 #: The smallest number of reference observations a task may carry (spec/04-levels.md).
 MIN_OBSERVATIONS = 3
@@ -45,6 +51,74 @@ class CodeCondition(str, Enum):
 
     RAW = "raw"
     REFINED = "refined"
+
+
+class Part(str, Enum):
+    """A part of a refined artifact that an ablation removes (docs/bench.md#ablations)."""
+
+    #: The patch series: the code goes back to the upstream commit (the series reversed), the
+    #: patch files, ``code.patches`` and the change records go.
+    REPAIRS = "repairs"
+    #: The environment lock: the lock file and ``environment.lock``.
+    LOCK = "lock"
+    #: The launchers: the manifest's ``launchers`` and each claim's ``launcher``.
+    LAUNCHERS = "launchers"
+    #: The reproduction guide (``REPRODUCE.md``, or the file ``guide.path`` names) and ``guide``.
+    GUIDE = "guide"
+
+
+#: The parts in their canonical order: the order of a condition's name and of the report.
+PARTS: tuple[str, ...] = tuple(p.value for p in Part)
+
+#: A condition's name: 'raw', 'refined', or 'refined-without-' and the parts removed, joined by '-'.
+CONDITION_PATTERN = r"^(raw|refined|refined-without(-(repairs|lock|launchers|guide))+)$"
+ConditionName = Annotated[str, StringConstraints(pattern=CONDITION_PATTERN), Field(
+    description="A condition: 'raw', 'refined', or an ablation 'refined-without-<part>[-<part>...]' "
+    "(parts: repairs, lock, launchers, guide).")]
+
+
+def condition_name(without: Iterable[str]) -> str:
+    """The name of the refined artifact without the parts ``without`` (canonical order).
+
+    >>> condition_name(["guide", "lock"])
+    'refined-without-lock-guide'
+    >>> condition_name([])
+    'refined'
+    """
+    removed = set(without)
+    ordered = [p for p in PARTS if p in removed]
+    return "refined-without-" + "-".join(ordered) if ordered else "refined"
+
+
+def condition_parts(name: str) -> tuple[str, ...] | None:
+    """The parts an ablation's ``name`` removes (``()`` for 'refined'); None for 'raw'.
+
+    >>> condition_parts("refined-without-repairs-guide")
+    ('repairs', 'guide')
+    """
+    if name == CodeCondition.RAW.value:
+        return None
+    if name == CodeCondition.REFINED.value:
+        return ()
+    return tuple(name.removeprefix("refined-without-").split("-"))
+
+
+class AblationParts(RRAModel):
+    """What an ablation removes from the refined artifact."""
+
+    without: list[Part] = Field(min_length=1, max_length=len(Part), description="The parts removed, each once: "
+                                "repairs, lock, launchers, guide.")
+
+
+class Ablation(RRAModel):
+    """A condition that is the refined artifact minus some of its parts: ``{refined: {without: [lock]}}``."""
+
+    refined: AblationParts
+
+    @property
+    def name(self) -> str:
+        """The condition's name (:func:`condition_name`)."""
+        return condition_name(str(p) for p in self.refined.without)
 
 
 class BenchObservation(RRAModel):
@@ -125,6 +199,10 @@ class AttemptLimits(RRAModel):
         "more is an infrastructure failure (cost_limit). Told to the reproducer; checked on what it reports.")
 
 
+def _default_conditions() -> list[CodeCondition | Ablation]:
+    return [CodeCondition.RAW, CodeCondition.REFINED]
+
+
 class TaskSet(RRAModel):
     """A benchmark: papers, their experiments and tasks, and how often each task is attempted."""
 
@@ -135,10 +213,16 @@ class TaskSet(RRAModel):
         default=3, ge=1, le=100,
         description="Attempts per task. A stochastic launcher runs its first 'repeats' declared seeds, "
         "one attempt each; any other launcher runs 'repeats' times.")
-    conditions: list[CodeCondition] = Field(
-        default_factory=lambda: [CodeCondition.RAW, CodeCondition.REFINED], min_length=1,
-        description="Conditions of reproducer mode: 'raw' (upstream code at the pinned commit, with the paper) "
-        "and 'refined' (the RRA).")
+    conditions: list[CodeCondition | Ablation] = Field(
+        default_factory=_default_conditions, min_length=1,
+        description="Conditions of reproducer mode: 'raw' (upstream code at the pinned commit, with the paper), "
+        "'refined' (the RRA), and ablations {refined: {without: [PART, ...]}}: the RRA without some of its parts "
+        "(repairs, lock, launchers, guide; docs/bench.md#ablations).")
+    factorial: list[Part] | None = Field(
+        default=None, min_length=1, max_length=len(Part),
+        description="Parts to cross in a full factorial design: every combination of them removed from the "
+        "refined artifact (2^k conditions, 'refined' among them) joins 'conditions'; the report gives each "
+        "part's main effect and their interactions.")
     reproducers: list[Reproducer] = Field(
         default_factory=list, description="Reproducers of reproducer mode; 'rra bench run --reproducer "
         "NAME=CMD' adds one or replaces the one of that name.")

@@ -4,6 +4,7 @@ cell models' literal states, and the textual forms of reference values."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, get_args
 
@@ -11,8 +12,8 @@ import pytest
 
 from rra_tools.bench.submissions import Entry, EvidencePaths, read_submission
 from rra_tools.bench.workspace import number_forms, reference_pattern
-from rra_tools.model.bench_results import AttemptState, ConditionName, StateName
-from rra_tools.model.taskset import CodeCondition
+from rra_tools.model.bench_results import AttemptState, StateName
+from rra_tools.model.taskset import CONDITION_PATTERN, CodeCondition, condition_name
 
 
 def _write(tmp_path: Path, data: Any) -> Path:
@@ -23,7 +24,10 @@ def _write(tmp_path: Path, data: Any) -> Path:
 
 def test_literal_states_are_the_enums() -> None:
     assert set(get_args(StateName)) == {s.value for s in AttemptState}
-    assert set(get_args(ConditionName)) == {c.value for c in CodeCondition}
+    # A condition is a pattern-checked name: the two conditions and every ablation's name.
+    assert all(re.fullmatch(CONDITION_PATTERN, c.value) for c in CodeCondition)
+    assert re.fullmatch(CONDITION_PATTERN, condition_name(["guide", "repairs"]))
+    assert not re.fullmatch(CONDITION_PATTERN, "refined-without-")
 
 
 def test_entries_are_read_one_by_one(tmp_path: Path) -> None:
