@@ -25,9 +25,11 @@ CONDITIONS = ("raw", "refined")
 
 
 def synthetic_results(papers: int, tasks_per_paper: int, repeats: int = 3, seed: int = 0,
-                      reproducers: tuple[str, ...] = REPRODUCERS) -> dict[str, Any]:
-    """``papers`` × ``tasks_per_paper`` tasks, each run by every reproducer under both conditions
-    ``repeats`` times: papers × tasks × reproducers × 2 × repeats cells."""
+                      reproducers: tuple[str, ...] = REPRODUCERS,
+                      conditions: tuple[str, ...] = CONDITIONS) -> dict[str, Any]:
+    """``papers`` × ``tasks_per_paper`` tasks, each run by every reproducer under every condition
+    (default: raw and refined; ablations 'refined-without-...' lose success with each part gone)
+    ``repeats`` times: papers × tasks × reproducers × conditions × repeats cells."""
     rng = random.Random(seed)
     tasks: list[TaskResult] = []
     cells: list[CellResult] = []
@@ -41,7 +43,7 @@ def synthetic_results(papers: int, tasks_per_paper: int, repeats: int = 3, seed:
                                                       stability="variable" if variable else "stable", source="task")))
             key = f"paper-{p}/e/t{t}"
             for reproducer in reproducers:
-                for condition in CONDITIONS:
+                for condition in conditions:
                     for repeat in range(1, repeats + 1):
                         cells.append(_cell(rng, key, reproducer, condition, repeat, paper_skill, variable))
     results = BenchResults(bench_version="1.0", mode="run", taskset="synthetic", repeats=repeats, tasks=tasks,
@@ -64,7 +66,11 @@ def _cell(rng: random.Random, task: str, reproducer: str, condition: str, repeat
                                evidence=["submission.json", "runs/train/0-2026/record.json"])
         return CellResult(cell=cell, state=AttemptState.AUDIT_VIOLATION, value=0.97, inside=True,
                           detail=f"hard_coded: {finding.detail}", findings=[finding], usage=usage, wall_s=wall)
-    p = 0.9 if condition == "refined" else 0.65
+    p = 0.9 if condition.startswith("refined") else 0.65
+    removed = set(condition.removeprefix("refined-without-").split("-")) if "-without-" in condition else set()
+    # An ablation loses by part; launchers and guide stand in for each other (an interaction).
+    p -= 0.2 * ("repairs" in removed) + 0.02 * ("lock" in removed) + 0.15 * ({"launchers", "guide"} <= removed)
+    p -= 0.05 * (len(removed & {"launchers", "guide"}) == 1)
     p += skill - (0.25 if reproducer == "sloppy" else 0) - (0.1 if variable else 0)
     if rng.random() < p:
         return CellResult(cell=cell, state=AttemptState.SUCCESS, value=1.0, inside=True, usage=usage, wall_s=wall)

@@ -118,6 +118,33 @@ def _cost_time(fig: Any, report: BenchReport) -> None:
     right.set_title("Cost per condition" + ("" if any(c.cost_cells for c in report.cost_time) else " (none reported)"))
 
 
+def _factorial(fig: Any, report: BenchReport) -> None:
+    """Each effect of the pooled factorial analysis with its interval, main effects first."""
+    ax = fig.add_subplot()
+    if not report.factorial:
+        ax.text(0.5, 0.5, "no ablation condition:\nno factorial effects", ha="center", va="center")
+        ax.set_axis_off()
+        ax.set_title("Effects of the refined artifact's parts")
+        return
+    pooled = report.factorial[0]
+    fig.subplots_adjust(left=0.3)  # room for the parts' names
+    effects = [e for e in pooled.effects if e.estimate is not None]
+    labels = [" × ".join(e.parts) for e in effects]
+    ys = list(range(len(effects)))[::-1]
+    for y, e in zip(ys, effects):
+        assert e.estimate is not None
+        low = e.ci_low if e.ci_low is not None else e.estimate
+        high = e.ci_high if e.ci_high is not None else e.estimate
+        color = _COLORS["refined"] if len(e.parts) == 1 else _OTHER
+        ax.errorbar([e.estimate * 100], [y], xerr=[[(e.estimate - low) * 100], [(high - e.estimate) * 100]],
+                    fmt="o", color=color, capsize=3)
+    ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_yticks(ys, labels)
+    ax.set_xlabel("effect on the success rate (percentage points; with the part minus without)")
+    ax.set_title(f"Main effects and interactions ({pooled.design} design, "
+                 f"{int(report.bootstrap.confidence * 100)} % CI, papers resampled)")
+
+
 #: (id, caption, size in inches, drawer) of each plot, in page order.
 PLOTS: list[tuple[str, str, tuple[float, float], Callable[[Any, BenchReport], None]]] = [
     ("by-reproducer", "Success rate by reproducer × condition", (7.5, 3.6), _by_reproducer),
@@ -125,6 +152,7 @@ PLOTS: list[tuple[str, str, tuple[float, float], Callable[[Any, BenchReport], No
     ("by-paper", "Per-paper breakdown", (7.5, 3.6), _by_paper),
     ("paired", "Paired per-task differences and reproducer spread", (9.0, 3.6), _paired_and_spread),
     ("cost-time", "Cost and time per condition", (8.0, 3.2), _cost_time),
+    ("factorial", "Effects of the refined artifact's parts: main effects and interactions", (8.0, 4.2), _factorial),
 ]
 
 

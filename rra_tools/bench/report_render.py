@@ -55,12 +55,54 @@ def _tables(report: BenchReport) -> list[tuple[str, list[str], list[list[str]]]]
                    [[c.condition, str(c.cells), "–" if c.wall_s_mean is None else f"{c.wall_s_mean:.2f} s",
                      f"{c.wall_s_total:.1f} s", f"${c.cost_usd_total:.2f} ({c.cost_cells} cells)", str(c.tokens_total),
                      f"{c.gpu_hours_total:.3g}"] for c in report.cost_time]))
+    tables += _factorial_tables(report)
     tables.append(("Infrastructure failures", ["cell", "kind", "detail"],
                    [[f.cell, f.kind, f.detail or ""] for f in report.infrastructure] or [["none", "", ""]]))
     tables.append(("Audit findings", ["cell", "kind", "confirmed", "detail", "evidence"],
                    [[f.cell, f.kind, "yes" if f.confirmed else "no (refuted)", f.detail, "; ".join(f.evidence)]
                     for f in report.findings] or [["none", "", "", "", ""]]))
     return tables
+
+
+def _pp(estimate: float | None, low: float | None, high: float | None) -> str:
+    """An effect in percentage points with its interval."""
+    if estimate is None:
+        return "–"
+
+    def pp(value: float) -> str:
+        # Adding 0.0 turns a rounded -0.0 (float dust of a zero contrast) into 0.0.
+        return f"{round(value * 100, 1) + 0.0:+.1f}"
+
+    ci = "" if low is None or high is None else f" [{pp(low)}, {pp(high)}]"
+    return f"{pp(estimate)} pp{ci}"
+
+
+def _factorial_tables(report: BenchReport) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The conditions of the pooled factorial analysis, and every analysis's effects."""
+    if not report.factorial:
+        return []
+    pooled = report.factorial[0]
+    conditions = [[c.condition, ", ".join(c.without) or "(nothing)", _rate(c.rate)] for c in pooled.conditions]
+    effects = []
+    for analysis in report.factorial:
+        who = analysis.reproducer or "all (pooled)"
+        for e in analysis.effects:
+            kind = "main effect" if len(e.parts) == 1 else f"{len(e.parts)}-way interaction"
+            effects.append([who, kind, " × ".join(e.parts), _pp(e.estimate, e.ci_low, e.ci_high)])
+    design = (f"{pooled.design} design over {', '.join(pooled.parts)}"
+              + (f"; not run: {', '.join(pooled.missing)}" if pooled.missing else ""))
+    return [(f"Ablations: success without each combination of parts ({design})",
+             ["condition", "removed", "success [95 % CI]"], conditions),
+            ("Factorial effects on the success rate (with the part minus without; interactions as 2^k contrasts)",
+             ["reproducers", "effect", "parts", "estimate [95 % CI]"], effects)]
+
+
+def _main_effects(report: BenchReport) -> str:
+    if not report.factorial:
+        return ""
+    pooled = report.factorial[0]
+    mains = [f"{e.parts[0]} {_pp(e.estimate, e.ci_low, e.ci_high)}" for e in pooled.effects if len(e.parts) == 1]
+    return f" Main effects on success (all reproducers, {pooled.design} design): {'; '.join(mains)}."
 
 
 def _summary(report: BenchReport) -> str:
@@ -70,7 +112,8 @@ def _summary(report: BenchReport) -> str:
             f"{len(report.infrastructure)} infrastructure failure(s); "
             f"{sum(f.confirmed for f in report.findings)} confirmed audit violation(s). "
             f"Intervals: {int(report.bootstrap.confidence * 100)} % percentile bootstrap, "
-            f"{report.bootstrap.resamples} resamples of papers, seed {report.bootstrap.seed}.")
+            f"{report.bootstrap.resamples} resamples of papers, seed {report.bootstrap.seed}."
+            + _main_effects(report))
 
 
 _CSS = """

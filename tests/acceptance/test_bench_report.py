@@ -106,9 +106,13 @@ def test_html_renders_in_headless_chromium(made: tuple[Path, dict[str, Any]]) ->
             "  return [f.id, r ? r.width : 0, r ? r.height : 0, s ? s.querySelectorAll('path').length : 0,"
             "          s ? s.textContent : '']; })")
         assert [f[0] for f in figures] == [f"plot-{ident}" for ident, _, _, _ in PLOTS]
-        assert driver.execute_script("return document.querySelectorAll('svg').length") == len(PLOTS) == 5
+        assert driver.execute_script("return document.querySelectorAll('svg').length") == len(PLOTS) == 6
         for ident, width, height, paths, text in figures:
             assert width > 200 and height > 100, (ident, width, height)
+            if ident == "plot-factorial":
+                # raw and refined only: the plot says there is nothing to analyse.
+                assert "no ablation condition" in text
+                continue
             assert paths > 5, (ident, paths)
         assert "Success by reproducer and condition" in figures[0][4]
         # Text from the results is shown as text, never run.
@@ -116,6 +120,39 @@ def test_html_renders_in_headless_chromium(made: tuple[Path, dict[str, Any]]) ->
         assert "<script>alert('escaped?')</script>" not in page.read_text(encoding="utf-8")
         # Nothing is fetched: no resource other than the page itself.
         assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
+    finally:
+        driver.quit()
+
+
+def test_factorial_page_renders_in_headless_chromium(tmp_path: Path) -> None:
+    """With ablation conditions, the page's factorial plot is drawn (every effect with its
+    interval) and its tables are there."""
+    import itertools
+
+    from rra_tools.model.taskset import condition_name
+
+    parts = ("repairs", "lock", "launchers", "guide")
+    conditions = tuple(condition_name(c) for n in range(5) for c in itertools.combinations(parts, n))
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(synthetic_results(3, 2, repeats=1, reproducers=("honest",),
+                                                    conditions=("raw", *conditions))), encoding="utf-8")
+    done = rra("bench", "report", str(results), "-o", str(tmp_path / "out"), timeout=300)
+    assert done.returncode == 0, done.stderr
+    driver = _browser()
+    try:
+        driver.get((tmp_path / "out" / "report.html").as_uri())
+        errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+        assert errors == [], errors
+        width, height, marks, text = driver.execute_script(
+            "const s = document.querySelector('#plot-factorial > svg'); const r = s.getBoundingClientRect();"
+            "return [r.width, r.height, s.querySelectorAll('path').length, s.textContent];")
+        assert width > 200 and height > 100
+        assert marks > 15  # a point and an error bar per effect
+        assert "launchers × guide" in text and "full design" in text
+        headings = driver.execute_script("return Array.from(document.querySelectorAll('h2')).map(h => h.textContent)")
+        assert any(h.startswith("Factorial effects on the success rate") for h in headings)
+        assert "Main effects on success (all reproducers, full design): repairs +" in driver.find_element(
+            "css selector", ".summary").text
     finally:
         driver.quit()
 

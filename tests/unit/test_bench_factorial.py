@@ -114,3 +114,18 @@ def test_no_ablation_no_analysis() -> None:
     assert build_report(_results(HAND), "r").factorial == []
     # An ablation without 'refined' has nothing to be compared with.
     assert build_report(_results([("p/e/t", "refined-without-lock", "x", "success")]), "r").factorial == []
+
+
+def test_markdown_and_page_show_the_effects() -> None:
+    from rra_tools.bench.report_render import render_html, render_markdown
+
+    rates = {(): 4, ("guide",): 3, ("lock",): 4, ("lock", "guide"): 1}
+    report = build_report(_results(_cells(rates)), "r.json")
+    text = render_markdown(report)
+    assert ("Main effects on success (all reproducers, full design): lock +25.0 pp [+25.0, +25.0]; "
+            "guide +50.0 pp [+50.0, +50.0].") in text
+    assert "| all (pooled) | 2-way interaction | lock × guide | -25.0 pp [-25.0, -25.0] |" in text
+    assert "| refined-without-lock-guide | lock, guide | 4/16 = 25.0 % [25.0, 25.0] |" in text
+    page = render_html(report, {"factorial": "<svg></svg>"}, {"factorial": "Effects"})
+    assert "<td>lock × guide</td><td>-25.0 pp [-25.0, -25.0]</td>" in page
+    assert "Main effects" not in render_markdown(build_report(_results(HAND), "r"))
