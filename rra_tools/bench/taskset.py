@@ -159,6 +159,18 @@ def with_conditions(loaded: LoadedTaskSet, names: Iterable[str]) -> LoadedTaskSe
     return dataclasses.replace(loaded, conditions=tuple(chosen))
 
 
+def _line(path: Path, pointer: str) -> str:
+    """' (line L, column C)' of the value at the JSON ``pointer`` in the task set, read again
+    with positions (only for an error: a valid task set is read without them)."""
+    try:
+        loaded = load_manifest_bytes(read_manifest_bytes(path), path=path, located=True)
+    except (InputError, LoadError):  # pragma: no cover - it was read a moment ago
+        return ""
+    keys = tuple(int(k) if k.isdigit() else k for k in pointer.strip("/").split("/"))
+    position = loaded.position(keys)
+    return "" if position is None else f" (line {position.line}, column {position.column})"
+
+
 _CONDITION_HELP = "a condition is 'raw', 'refined' or {refined: {without: [PART, ...]}}"
 
 
@@ -216,7 +228,7 @@ def load_taskset(path: str | Path, references: str | Path | None = None, *,
     data = _read(path)
     problem = _check_conditions(data)
     if problem is not None:
-        raise BenchError(f"task set {str(path)!r} is invalid at {problem[0]}: {problem[1]}",
+        raise BenchError(f"task set {str(path)!r} is invalid at {problem[0]}: {problem[1]}{_line(path, problem[0])}",
                          "see schemas/rra-taskset-1.0.schema.json and docs/bench.md#ablations")
     try:
         model = TaskSet.model_validate(data)
@@ -233,7 +245,7 @@ def load_taskset(path: str | Path, references: str | Path | None = None, *,
     if dup is not None:
         first, second = [i for i, n in enumerate(names) if n == dup][:2]
         raise BenchError(f"task set {str(path)!r} is invalid at /conditions/{second}: condition {dup!r} is listed "
-                         f"twice (also at /conditions/{first})", "an ablation's name is its parts in the order "
+                         f"twice (also at /conditions/{first}){_line(path, f'/conditions/{second}')}", "an ablation's name is its parts in the order "
                          "repairs, lock, launchers, guide, whatever order they are listed in")
     dup = _duplicates(p.id for p in model.papers)
     if dup is not None:

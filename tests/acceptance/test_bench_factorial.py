@@ -86,3 +86,21 @@ def test_report_shows_the_main_effects(factorial: tuple[Path, BenchResults, Benc
     page = (copy / "report" / "report.html").read_text(encoding="utf-8")
     assert '<figure id="plot-factorial"><svg' in page and "launchers × guide" in page
     assert json.loads((copy / "report" / "report.json").read_text())["factorial"][0]["design"] == "full"
+
+
+def test_wrong_conditions_are_located_errors_of_the_cli(tmp_path: Path) -> None:
+    text = (DEMO / "factorial.yaml").read_text(encoding="utf-8")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace("factorial: [repairs, lock, launchers, guide]", "factorial: [repairs, docs]"),
+                   encoding="utf-8")
+    shutil.copytree(DEMO / "artifacts", tmp_path / "artifacts")
+    done = rra("bench", "run", str(bad), "-o", str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert done.stderr == (f"error: task set {str(bad)!r} is invalid at /factorial/1: unknown part 'docs'; the parts "
+                           "are repairs, lock, launchers, guide (line 10, column 22)\n"
+                           "hint: see schemas/rra-taskset-1.0.schema.json and docs/bench.md#ablations\n")
+    done = rra("bench", "run", str(DEMO / "factorial.yaml"), "--condition", "refined-without-docs",
+               "-o", str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0] == "error: unknown condition 'refined-without-docs'"
+    assert not (tmp_path / "out").exists()
