@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -22,7 +22,7 @@ from .audit import AuditContext, audit_submission
 from .cells import ATTEMPT_NAME
 from .scoring import score_value
 from .submissions import ReadSubmission, read_submission
-from .taskset import LoadedTaskSet
+from .taskset import LoadedTaskSet, ResolvedTask
 from .workspace import FileState
 
 __all__ = ["score_submissions"]
@@ -52,57 +52,65 @@ def _name(read: ReadSubmission, index: int) -> str:
 
 
 @contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """The cyclic garbage collector paused (and resumed after, if it ran before). Scoring builds
-    a few objects per value, all freed by reference counting, while it keeps every result: the
-    collector would walk the growing list of results again and again (a fifth of the CPU time of
-    100,000 values). What few cycles the audit leaves (its cached failures and their tracebacks)
-    are collected once it resumes."""
-    enabled = gc.isenabled()
-    gc.disable()
+def _results_set_aside() -> Iterator[Callable[[], None]]:
+    """A function that sets every object made so far aside from the cyclic garbage collector
+    (``gc.freeze``), called after each submission; all of it is handed back (``gc.unfreeze``)
+    when the block ends, however it ends.
+
+    Scoring keeps every result while it builds a few objects per value: each full collection
+    would walk the growing list of results again (a fifth of the CPU time of 100,000 values).
+    Unlike pausing the collector, this leaves it running for everything else, the callbacks
+    included: what a submission's audit leaves in cycles is collected as usual. Nothing is set
+    aside when something else froze objects before (unfreezing would hand theirs back too) or
+    when the collector is off."""
+    if gc.get_freeze_count() or not gc.isenabled():
+        yield lambda: None
+        return
     try:
-        yield
+        yield gc.freeze
     finally:
-        if enabled:
-            gc.enable()
+        gc.unfreeze()
 
 
 def score_submissions(taskset: LoadedTaskSet, paths: Sequence[Path], condition: str = CodeCondition.REFINED.value,
                       on_submission: OnSubmission | None = None) -> list[CellResult]:
     """One result per task per submission: parse failure, missing value, audit violation, outside
     the interval or success; nothing is left out of the denominator."""
-    with _no_cycle_collection():
-        return _score(taskset, paths, condition, on_submission)
-
-
-def _score(taskset: LoadedTaskSet, paths: Sequence[Path], condition: str,
-           on_submission: OnSubmission | None) -> list[CellResult]:
     tasks = {t.key: t for t in taskset.tasks}
     repeats: dict[tuple[str, str], int] = {}
     results: list[CellResult] = []
-    for index, path in enumerate(paths, 1):
-        read = read_submission(path)
-        reproducer = _name(read, index)
-        cond = read.condition or condition
-        repeat = read.repeat
-        if repeat is None:
-            repeat = repeats[(reproducer, cond)] = repeats.get((reproducer, cond), 0) + 1
-        findings: dict[str, list[AuditFinding]] = (
-            {} if read.error is not None else audit_submission(read, tasks, _attempt(path.parent)))
-        mine: list[CellResult] = []
-        for key, task in tasks.items():
-            cell = {"task": key, "condition": cond, "reproducer": reproducer, "repeat": repeat}
-            found = findings.get(key, [])
-            detail: str | None
-            if read.error is not None:
-                state, value, inside, detail = (AttemptState.PARSE_FAILURE.value, None, None,
-                                                f"the submission {read.error}")
-            else:
-                state, value, inside, detail = score_value(key, task.interval, read.values.get(key), found)
-            mine.append(CellResult.model_validate({
-                "cell": cell, "state": state, "value": value, "inside": inside, "detail": detail,
-                "findings": found, "usage": read.usage, "submission": str(path)}))
-        results.extend(mine)
-        if on_submission is not None:
-            on_submission(path, mine)
+    with _results_set_aside() as set_aside:
+        for index, path in enumerate(paths, 1):
+            mine = _score(tasks, index, path, condition, repeats)
+            results.extend(mine)
+            set_aside()
+            if on_submission is not None:
+                on_submission(path, mine)
     return results
+
+
+def _score(tasks: Mapping[str, ResolvedTask], index: int, path: Path, condition: str,
+           repeats: dict[tuple[str, str], int]) -> list[CellResult]:
+    """The results of every task for the submission at ``path`` (the ``index``-th given)."""
+    read = read_submission(path)
+    reproducer = _name(read, index)
+    cond = read.condition or condition
+    repeat = read.repeat
+    if repeat is None:
+        repeat = repeats[(reproducer, cond)] = repeats.get((reproducer, cond), 0) + 1
+    findings: dict[str, list[AuditFinding]] = (
+        {} if read.error is not None else audit_submission(read, tasks, _attempt(path.parent)))
+    mine: list[CellResult] = []
+    for key, task in tasks.items():
+        cell = {"task": key, "condition": cond, "reproducer": reproducer, "repeat": repeat}
+        found = findings.get(key, [])
+        detail: str | None
+        if read.error is not None:
+            state, value, inside, detail = (AttemptState.PARSE_FAILURE.value, None, None,
+                                            f"the submission {read.error}")
+        else:
+            state, value, inside, detail = score_value(key, task.interval, read.values.get(key), found)
+        mine.append(CellResult.model_validate({
+            "cell": cell, "state": state, "value": value, "inside": inside, "detail": detail,
+            "findings": found, "usage": read.usage, "submission": str(path)}))
+    return mine
