@@ -5,9 +5,12 @@ acceptance intervals of their reference observations.
 - :mod:`.reproduce`: re-execution mode, each task's launcher run through
   :func:`rra_tools.run.run_plans`;
 - :mod:`.cells`: reproducer mode, one cell (task × condition × reproducer × repeat) at a time in
-  a fresh workspace (:mod:`.workspace`, :mod:`.reproducer`);
+  a fresh workspace (:mod:`.workspace`, :mod:`.reproducer`); an ablation condition's workspace is
+  the refined artifact without some of its parts (:mod:`.ablation`);
 - :mod:`.submissions`, :mod:`.scoring`, :mod:`.score`: reading, scoring and auditing submissions;
-- :mod:`.audit`: the auditor (finder, then refuter).
+- :mod:`.audit`: the auditor (finder, then refuter);
+- :mod:`.report`: ``rra bench report``'s figures, with the factorial analysis of ablations in
+  :mod:`.report_factorial`.
 """
 
 from .cells import BenchRun, collect_results, plan_run, run_benchmark, run_cell, run_cells
