@@ -47,6 +47,15 @@ def compile_bytecode() -> str:
     return str(package)
 
 
+def warm_bytecode(argv: list[str]) -> None:
+    """Run ``argv`` once, untimed, with bytecode caching on: every module it imports, the
+    package's and its dependencies' (uv installs wheels without bytecode), then has a cache, as
+    after ``pip install`` or any first run without PYTHONDONTWRITEBYTECODE. The timed runs after
+    it only read the caches (that variable stops writing, not reading)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+
 def start(doc: str, quick_help: str) -> tuple[set[str], bool]:
     """Parse ``--quick`` and ``--only a|b|c``, create the scratch directory and print the lines
     every report of measurements a) to c) starts with; (measurements to run, quick)."""

@@ -33,6 +33,9 @@ class ExitStatus(IntEnum):
     #: Stopped, not failed: the command needs a decision nobody has made yet (``rra build``
     #: without an agent) and says what to do next; run it again once that is done.
     STOPPED = 3
+    #: Interrupted by the user (Ctrl-C, SIGINT) before the command finished: 128 + SIGINT, as a
+    #: shell reports a program that SIGINT ended. The command removed what it had half-made.
+    INTERRUPTED = 130
 
 
 class RRAError(Exception):

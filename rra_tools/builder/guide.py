@@ -113,10 +113,12 @@ def check_guide(path: str | Path, *, output: str | Path | None = None, records: 
         current, missing = "", True
     except (OSError, UnicodeDecodeError) as exc:
         raise GuideError(f"cannot read the guide {str(target)!r}: {exc}") from None
-    import difflib  # only here: about 20 ms of import that writing the guide does not need
+    diff: list[str] = []
+    if current != text:
+        import difflib  # only here: about 20 ms of import that an unchanged guide does not need
 
-    diff = [] if current == text else list(difflib.unified_diff(
-        current.splitlines(), text.splitlines(), f"{target.name} (on disk)", f"{target.name} (rendered)", lineterm=""))
+        diff = list(difflib.unified_diff(current.splitlines(), text.splitlines(), f"{target.name} (on disk)",
+                                         f"{target.name} (rendered)", lineterm=""))
     return GuideResult(target, text, diff, missing, hand_written=not missing and not is_generated(current))
 
 

@@ -20,13 +20,23 @@
 
 The review passes when no finding is an error. Nothing is printed: progress reaches the caller
 through ``progress``; the artifact's own files and run records are never written to.
+
+A review stopped by Ctrl-C (KeyboardInterrupt while it validates, copies the artifact or builds
+the environment; SIGINT or SIGTERM while the launchers run, which :func:`rra_tools.run.run_plans`
+turns into interrupted runs) is not a review: its directory is removed, no report is written and
+:class:`ReviewInterrupted` is raised. The last steps (writing the finished report, removing a
+stopped review's directory) hold SIGINT off, so that they are never cut in half.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
+import shutil
+import signal
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -49,7 +59,8 @@ from .review_text import render_review
 if TYPE_CHECKING:
     from ..model.review_report import ReviewReport
 
-__all__ = ["REPORT_JSON", "REPORT_MD", "REVIEW_DIR", "ReviewError", "ReviewOptions", "review_artifact", "run_review"]
+__all__ = ["REPORT_JSON", "REPORT_MD", "REVIEW_DIR", "ReviewError", "ReviewInterrupted", "ReviewOptions",
+           "review_artifact", "run_review"]
 
 #: Where reviews go, relative to the artifact root: one directory per review, and the latest
 #: review's report beside them.
@@ -68,6 +79,12 @@ class ReviewError(RRAError):
     def __init__(self, message: str, hint: str | None = None) -> None:
         super().__init__(message)
         self.hint = hint
+
+
+class ReviewInterrupted(ReviewError):
+    """The review was stopped (Ctrl-C) before it finished; what it had made is removed."""
+
+    exit_status = ExitStatus.INTERRUPTED
 
 
 @dataclass(frozen=True)
@@ -168,10 +185,63 @@ def run_review(artifact_dir: Path, *, options: ReviewOptions,
                progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """:func:`review_artifact` returning the report as plain JSON data (as written to
     ``review.json``; it conforms to ``schemas/rra-review-1.0.schema.json`` by construction, which
-    the tests check): what the CLI calls, so that it never imports pydantic."""
-    say = progress or (lambda _text: None)
+    the tests check): what the CLI calls, so that it never imports pydantic. ReviewInterrupted
+    when Ctrl-C stops it (see the module docstring)."""
     if options.env not in _MODES:
         raise ReviewError(f"unknown review environment {options.env!r}; expected one of {', '.join(_MODES)}")
+    state = _State()
+    try:
+        return _review(artifact_dir, options, progress or (lambda _text: None), state)
+    except KeyboardInterrupt:
+        with _sigint_held():  # a second Ctrl-C must not leave the removal half done
+            removed = state.remove_made()
+        what = f"; its directory {str(removed)!r} was removed" if removed is not None else ""
+        raise ReviewInterrupted(f"the review was interrupted while {state.stage}: no report was written{what}") \
+            from None
+
+
+class _State:
+    """What an interrupted review was doing, and the directories it created (to remove)."""
+
+    def __init__(self) -> None:
+        self.stage = "validating the artifact"
+        #: The review's directory, then each parent it had to create, deepest first.
+        self.made: list[Path] = []
+
+    def make(self, directory: Path) -> None:
+        """Create ``directory`` (it must not exist) and its missing parents, remembering them."""
+        absolute = directory.absolute()
+        missing = [p for p in (absolute, *absolute.parents) if not p.exists()]
+        directory.mkdir(parents=True)
+        self.made = missing
+
+    def remove_made(self) -> Path | None:
+        """Remove the review's directory, and each parent it created once empty; that directory."""
+        if not self.made:
+            return None
+        shutil.rmtree(self.made[0], ignore_errors=True)
+        for parent in self.made[1:]:
+            try:
+                parent.rmdir()
+            except OSError:  # another review's directory is in it, or it holds something else
+                break
+        return self.made[0]
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT ignored meanwhile (where signals can be handled: the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler if previous is None else previous)
+
+
+def _review(artifact_dir: Path, options: ReviewOptions, say: Callable[[str], None], state: _State) -> dict[str, Any]:
     started = _now()
     artifact = load_artifact(artifact_dir)
     # The author's evidence as it is before the review adds anything to the artifact (when
@@ -183,22 +253,31 @@ def run_review(artifact_dir: Path, *, options: ReviewOptions,
         raise ReviewError(f"the review directory {str(directory)!r} already exists",
                           "give a new directory, or remove the old one")
     try:
-        directory.mkdir(parents=True)
+        state.make(directory)
     except OSError as exc:
         raise ReviewError(f"cannot create the review directory {str(directory)!r}: {exc.strerror or exc}",
                           "give a writable directory with -o DIR") from None
     directory = directory.resolve()
     findings = Findings(artifact)
 
+    state.stage = "checking the manifest's choices and the evidence"
     say("checking the manifest's choices, the patch series and the evidence of each claim ...")
     challenge_choices(artifact, findings)
     _series(artifact, findings)
     check_observations(artifact, findings)
     runs = CleanShellRuns()
     if options.run:
+        def stage(what: str) -> None:
+            state.stage = what
+
         runs = run_clean_shell(artifact, directory / "work", findings, mode=options.env, image=options.image,
                                engine_url=options.engine_url, network=options.network, say=say,
-                               on_output=options.on_output)
+                               on_output=options.on_output, on_stage=stage)
+        if runs.outcome is not None and runs.outcome.signal is not None:
+            # run_plans stopped the launchers and recorded them as interrupted: a review of
+            # interrupted runs would report failures that are not the artifact's.
+            raise KeyboardInterrupt
+    state.stage = "comparing the runs"
     reviewed: dict[str, ClaimResult] = {}
     reviewed_levels: list[str] = []
     if runs.ran and runs.work is not None:
@@ -227,15 +306,17 @@ def run_review(artifact_dir: Path, *, options: ReviewOptions,
         "levels": {"claimed": list(validation.levels_claimed or []), "recorded": list(validation.levels_met or []),
                    "reviewed": reviewed_levels},
         "counts": counts, "runs": review_runs, "claims": claims, "findings": ordered}
-    _write(report, directory)
-    say(f"review written to {findings.rel(directory / REPORT_JSON)} and {REPORT_MD}")
-    latest = artifact.root / REVIEW_DIR
-    if latest != directory:
-        try:
-            _write(report, latest)
-        except ReviewError as exc:
-            # The review's own directory holds the report; the artifact may be read-only.
-            say(f"the latest review was not copied into {findings.rel(latest)}: {exc}")
+    # The review is done: a Ctrl-C now would only leave the two copies of its report unequal.
+    with _sigint_held():
+        _write(report, directory)
+        say(f"review written to {findings.rel(directory / REPORT_JSON)} and {REPORT_MD}")
+        latest = artifact.root / REVIEW_DIR
+        if latest != directory:
+            try:
+                _write(report, latest)
+            except ReviewError as exc:
+                # The review's own directory holds the report; the artifact may be read-only.
+                say(f"the latest review was not copied into {findings.rel(latest)}: {exc}")
     return report
 
 

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..io.artifact import Artifact, load_artifact
-from ..io.ignore import IGNORE_FILE, VCS_NAMES, IgnoreRules
+from ..io.ignore import VCS_NAMES
+from ..io.tree import ignore_rules
 from ..run.errors import ArtifactError, RunError
 from ..run.local import RunOptions, RunResult, execute
 from ..run.orchestrate import Executor, PlanHooks, PlanOutcome, Refused, Skipped, run_plans
@@ -42,8 +43,8 @@ def copy_for_review(artifact: Artifact, work: Path) -> None:
     root = artifact.root
     runs = artifact.runs_dir
     skip_runs = runs.resolve() != root
-    ignore_file = root / IGNORE_FILE
-    rules = IgnoreRules.parse(ignore_file.read_text(encoding="utf-8")) if ignore_file.is_file() else None
+    # The rules a pack and 'rra validate' apply (one parser, one reading of the file).
+    rules = ignore_rules(root)
     # Records kept at the root itself (evidence.run_records: ".") sit in <launcher id>/<run>/.
     launcher_ids = {launcher.id for launcher in artifact.manifest.launchers}
 
@@ -52,14 +53,11 @@ def copy_for_review(artifact: Artifact, work: Path) -> None:
         left: set[str] = set()
         for name in names:
             path = here / name
-            if name in _NOT_COPIED or (skip_runs and path == runs) or (
-                    not skip_runs and here == root and name in launcher_ids
-                    and next(path.glob("*/record.json"), None) is not None):
+            if (name in _NOT_COPIED or (skip_runs and path == runs)
+                    or (not skip_runs and here == root and name in launcher_ids
+                        and next(path.glob("*/record.json"), None) is not None)
+                    or rules.ignored(path.relative_to(root).as_posix(), path.is_dir() and not path.is_symlink())):
                 left.add(name)
-            elif rules is not None:
-                rel = path.relative_to(root).as_posix()
-                if rules.ignored(rel, path.is_dir() and not path.is_symlink()):
-                    left.add(name)
         return left
 
     shutil.copytree(root, work, symlinks=True, ignore=ignore)
@@ -141,9 +139,13 @@ def _environment(work: Artifact, mode: str, plans: list[RunPlan], image: str | N
 
 def run_clean_shell(artifact: Artifact, work_dir: Path, findings: Findings, *, mode: str, image: str | None,
                     engine_url: str | None, network: str | None, say: Callable[[str], None],
-                    on_output: Callable[[str, bytes], None] | None = None) -> CleanShellRuns:
+                    on_output: Callable[[str, bytes], None] | None = None,
+                    on_stage: Callable[[str], None] | None = None) -> CleanShellRuns:
     """Copy the artifact into ``work_dir``, set up the environment, run every launcher with all
-    its seeds (or repeats); findings RRA900 and RRA910-RRA912 for what went wrong."""
+    its seeds (or repeats); findings RRA900 and RRA910-RRA912 for what went wrong. ``on_stage``
+    hears what it starts doing ('copying the artifact', ...), for the message of a review that
+    Ctrl-C stops."""
+    stage = on_stage or (lambda _what: None)
     result = CleanShellRuns(environment={"mode": mode})
     lock = artifact.manifest.environment.lock
     # In a container the image is the environment; the lock is what the other modes build from.
@@ -160,6 +162,7 @@ def run_clean_shell(artifact: Artifact, work_dir: Path, findings: Findings, *, m
         findings.at("RRA912", f"the runs used this interpreter's environment, not one built from {lock.path!r}",
                     ("environment", "lock"), severity="warning",
                     hint="review with --env locked (the default) to build the environment from the lock")
+    stage("copying the artifact")
     say(f"copying the artifact into {findings.rel(work_dir)} ...")
     try:
         copy_for_review(artifact, work_dir)
@@ -176,6 +179,8 @@ def run_clean_shell(artifact: Artifact, work_dir: Path, findings: Findings, *, m
     _remove_outputs(plans, work_dir)
     result.plans = plans
     engine = None
+    stage({"container": "preparing the container", "locked": "building the environment"}.get(
+        mode, "setting up the environment"))
     try:
         options, executor, engine, detail = _environment(work, mode, plans, image, engine_url, network, say)
     except (RunError, ArtifactError) as exc:
@@ -200,6 +205,7 @@ def run_clean_shell(artifact: Artifact, work_dir: Path, findings: Findings, *, m
     def refused(refusal: Refused) -> None:
         say(f"cannot run {refusal.plan.launcher.id}: {refusal.error}")
 
+    stage("running the launchers")
     try:
         result.outcome = run_plans(plans, options, executor=executor,
                                    hooks=PlanHooks(on_start=started, on_finish=finished, on_skip=skipped,

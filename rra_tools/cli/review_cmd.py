@@ -44,7 +44,7 @@ def review(artifact: str, env: str, image: str | None, engine_url: str | None, n
     Writes review.json and review.md into the review's directory and into ARTIFACT/.rra/review/.
     Progress goes to standard error, one line per run. Exit status: 0 when the review passes (no
     error finding, every run succeeded), 1 when it does not, 2 for an unusable artifact or a
-    usage error.
+    usage error, 130 when Ctrl-C stopped it (its directory is removed; no report is written).
     """
     if env != "container" and (image or engine_url or network):
         raise click.UsageError("--image, --engine-url and --network need --env container")

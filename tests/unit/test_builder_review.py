@@ -139,3 +139,21 @@ def test_unknown_environment_is_refused(art: Path) -> None:
 def test_every_code_is_in_the_review_range_and_documented() -> None:
     assert all("RRA900" <= code <= "RRA949" for code in REVIEW_CODES)
     assert review_codes_table() in (REPO / "docs" / "builder.md").read_text(encoding="utf-8")
+
+
+def test_the_copy_for_review_leaves_out_what_a_pack_leaves_out(art: Path, tmp_path: Path) -> None:
+    # One reading of .rraignore (rra_tools.io.tree.ignore_rules) for pack, validate and review:
+    # negation, anchoring and '**' hold, and a comment that is not UTF-8 is no reason to stop.
+    from rra_tools.builder.review_runs import copy_for_review
+    from rra_tools.io.tree import walk_tree
+
+    (art / ".rraignore").write_bytes(b"# notes in Latin-1: caf\xe9\n*.log\n!keep.log\n/data/\nscratch/**/tmp\n")
+    for rel in ("a.log", "keep.log", "data/x.csv", "sub/data/y.csv", "scratch/a/b/tmp", "scratch/a/b/kept"):
+        (art / rel).parent.mkdir(parents=True, exist_ok=True)
+        (art / rel).write_text(rel, encoding="utf-8")
+    work = tmp_path / "work"
+    copy_for_review(load_artifact(art), work)
+    copied = sorted(p.relative_to(work).as_posix() for p in work.rglob("*") if p.is_file())
+    assert copied == [".rraignore", "keep.log", "requirements.lock", "rra.yaml", "score.py", "scratch/a/b/kept",
+                      "sub/data/y.csv"]
+    assert copied == sorted(rel for rel, entry in walk_tree(art) if entry.is_file())

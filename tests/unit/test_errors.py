@@ -37,7 +37,8 @@ def test_every_exception_class_derives_from_rraerror() -> None:
 
 
 def test_exit_statuses_are_those_the_cli_documents() -> None:
-    assert [(s.name, int(s)) for s in ExitStatus] == [("OK", 0), ("FAILED", 1), ("USAGE", 2), ("STOPPED", 3)]
+    assert [(s.name, int(s)) for s in ExitStatus] == [("OK", 0), ("FAILED", 1), ("USAGE", 2), ("STOPPED", 3),
+                                                      ("INTERRUPTED", 130)]
     assert ExitStatus.FINDINGS is ExitStatus.FAILED
 
 
