@@ -12,9 +12,10 @@ tasks), so the same results and seed always give the same report. numpy is impor
 from __future__ import annotations
 
 import json
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ _SUCCESS = "success"
 _INFRA = "infrastructure_failure"
 
 
-@dataclass
+@dataclass(slots=True)
 class ReportCell:
     """One cell as the report sees it."""
 
@@ -135,22 +136,22 @@ class _Bootstrapper:
 
     def rate(self, cells: Sequence[ReportCell], cluster: str) -> Rate:
         np = self.np
-        per: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-        for c in cells:
-            counts = per[getattr(c, cluster)]
-            counts[0] += c.state == _SUCCESS
-            counts[1] += 1
-        successes = sum(s for s, _ in per.values())
-        total = sum(n for _, n in per.values())
+        key = attrgetter(cluster)
+        # Cells and successes per cluster, clusters in the order they first appear (the order
+        # the resamples index them in).
+        per = Counter(map(key, cells))
+        won = Counter(key(c) for c in cells if c.state == _SUCCESS)
+        successes = sum(won.values())
+        total = len(cells)
         if not total:
             return Rate(successes=0, cells=0, papers=0)
-        s = np.array([v[0] for v in per.values()], dtype=float)
-        n = np.array([v[1] for v in per.values()], dtype=float)
+        s = np.array([won[k] for k in per], dtype=float)
+        n = np.array(list(per.values()), dtype=float)
         pick = self.rng.integers(0, len(s), size=(self.resamples, len(s)))
         rates = s[pick].sum(axis=1) / n[pick].sum(axis=1)
         tail = (1 - self.confidence) / 2 * 100
         low, high = np.percentile(rates, [tail, 100 - tail])
-        papers = len({c.paper for c in cells})
+        papers = len(set(map(attrgetter("paper"), cells)))
         return Rate(successes=successes, cells=total, rate=successes / total, ci_low=float(low), ci_high=float(high),
                     papers=papers)
 
@@ -198,16 +199,16 @@ class _Bootstrapper:
 
 
 def _states(cells: Iterable[ReportCell]) -> dict[str, int]:
-    counts: dict[str, int] = defaultdict(int)
-    for c in cells:
-        counts[c.state] += 1
-    return dict(sorted(counts.items()))
+    return dict(sorted(Counter(map(attrgetter("state"), cells)).items()))
 
 
 def _grouped(cells: Sequence[ReportCell], *fields: str) -> dict[tuple[str, ...], list[ReportCell]]:
     groups: dict[tuple[str, ...], list[ReportCell]] = defaultdict(list)
+    # attrgetter of several names gives their tuple; of one name, the value alone.
+    key: Callable[[ReportCell], tuple[str, ...]] = (
+        attrgetter(*fields) if len(fields) > 1 else lambda c: (getattr(c, fields[0]),))
     for c in cells:
-        groups[tuple(getattr(c, f) for f in fields)].append(c)
+        groups[key(c)].append(c)
     return dict(sorted(groups.items()))
 
 
