@@ -5,7 +5,8 @@ The library returns a :class:`Draft` (the manifest data plus every finding, loca
 repository does not say is an explicit ``"TODO: ..."`` value, which ``rra validate`` reports as
 RRA214 (unfinished-value) until the author fills it in; values the schema needs as numbers
 (resources, the interpreter when nothing names one) are written as stated assumptions instead
-and listed in :attr:`Draft.assumed`.
+and listed in :attr:`Draft.assumed`. Candidate claims (numbers in results tables) are written
+as claims with TODOs to confirm (:mod:`.draft_claims`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .detect.license import detect_license
 from .detect.paper import detect_paper
 from .detect.system import detect_system
 from .detect.repo import RawRepo, parse_upstream_option
+from .draft_claims import draft_claims
 from .init import SCHEMA_URL, AlreadyExists, _slug, check_id, check_title
 from .yamltext import to_yaml
 
@@ -48,8 +50,11 @@ class Draft:
     placeholders: list[str] = field(default_factory=list)
     #: Values written without support in the repository, with why (the schema needs a value).
     assumed: list[str] = field(default_factory=list)
-    #: Candidate claims and other items reported but not written into the manifest.
+    #: Candidate claims, in the order found; :attr:`written` says which became claims.
     candidates: list[Finding] = field(default_factory=list)
+    #: Index in :attr:`candidates` -> id of the drafted claim it was written into. A table cell
+    #: is written with the printed metric of the same name, if any; the others are reported only.
+    written: dict[int, str] = field(default_factory=dict)
     #: Files that could not be read (skipped, with why).
     problems: list[Finding] = field(default_factory=list)
     #: The requirements found and the file they came from (see :mod:`.detect.environment`).
@@ -103,14 +108,17 @@ def draft_manifest(raw: Path, *, upstream: str | None = None, artifact_id: str |
     draft.assumed.append("resources timeout_s 3600 and expected_runtime_s 600 of every launcher: nothing in "
                          "the repository says how long a run takes")
     data["launchers"] = launchers
-    data["claims"] = []
-    if found.discrepancies:
-        data["discrepancies"] = found.discrepancies
     draft.candidates = detect_claims(repo)
     if paper_file is not None:
         from .detect.paper_file import paper_candidates
 
         draft.candidates.extend(paper_candidates(paper_file))
+    claims = draft_claims(draft.candidates, launchers)
+    data["claims"] = claims.claims
+    draft.written = claims.written
+    draft.assumed.extend(claims.assumed)
+    if found.discrepancies:
+        data["discrepancies"] = found.discrepancies
     draft.placeholders = _placeholders(data)
     return draft
 

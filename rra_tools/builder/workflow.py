@@ -6,7 +6,7 @@ Steps, in order (:data:`STEPS`):
   draft the manifest (:func:`rra_tools.builder.draft.draft_manifest`);
 - **fill**: ask for every ``TODO`` value of the manifest (a *placeholder* decision each);
 - **claims**: ask, for every candidate claim the draft found, whether it is a claim (a *claim*
-  decision each);
+  decision each): a claim the draft wrote with TODOs is confirmed by filling them in, or removed;
 - **lock**: write the PEP 751 lock (:func:`rra_tools.env.resolve.lock_from_requirements`); a
   lock that does not resolve is a *repair* decision; ``skip_lock`` skips it with a reason;
 - **execute**: run every launcher once through :func:`rra_tools.run.run_plans`; a launcher that
@@ -318,7 +318,10 @@ def _set_pointer(document: Any, pointer: str, value: Any, where: str) -> None:
         raise AnswerInvalid(f"{where}: {pointer!r}: the parent is not a mapping or a list")
 
 
-def _apply_set(build: _Build, answer: AgentAnswer, answer_path: Path) -> None:
+def _apply_set(build: _Build, answer: AgentAnswer, answer_path: Path,
+               check: Callable[[Any], None] | None = None) -> None:
+    """Apply the answer's ``set`` to the manifest; ``check`` sees the edited document before it
+    is written, and what it raises leaves the manifest as it was."""
     if not answer.set:
         return
     manifest = build.artifact().manifest_path
@@ -326,6 +329,8 @@ def _apply_set(build: _Build, answer: AgentAnswer, answer_path: Path) -> None:
     def mutate(document: Any) -> None:
         for i, edit in enumerate(answer.set):
             _set_pointer(document, edit.pointer, edit.value, f"answer {answer_path}: field 'set/{i}/pointer'")
+        if check is not None:
+            check(document)
 
     try:
         edit_manifest(manifest, mutate)
@@ -438,8 +443,9 @@ def _specify(build: _Build) -> None:
         _record_drafted_requirements(build, build.rel(written[1]), str(draft.environment.source))
     record.outputs = {
         "candidates": [{"item": f.item, "value": str(f.value), **({"file": f.file} if f.file else {}),
-                        **({"line": f.line} if f.line else {}), **({"note": f.note} if f.note else {})}
-                       for f in draft.candidates],
+                        **({"line": f.line} if f.line else {}), **({"note": f.note} if f.note else {}),
+                        **({"claim": draft.written[i]} if i in draft.written else {})}
+                       for i, f in enumerate(draft.candidates)],
         "readme_commands": [str(f.value) for f in draft.findings if f.item == "readme-command"],
         "assumed": list(draft.assumed),
     }
@@ -474,9 +480,13 @@ def _context(build: _Build) -> dict[str, str] | None:
 def _fill(build: _Build) -> None:
     from .draft import _placeholders
 
+    drafted = {str(c["claim"]) for c in build.steps["specify"].outputs.get("candidates") or [] if c.get("claim")}
     for _ in range(_MAX_DECISIONS):
         artifact = build.artifact()
-        pointers = _placeholders(artifact.data)
+        # A drafted claim's TODOs are the claims step's: confirming the claim fills them.
+        claims = [c.get("id") if isinstance(c, Mapping) else None for c in artifact.data.get("claims") or []]
+        pointers = [p for p in _placeholders(artifact.data) if not (
+            p.startswith("/claims/") and claims[int(p.split("/")[2])] in drafted)]
         if not pointers:
             return
         pointer = pointers[0]
@@ -504,35 +514,126 @@ def _fill(build: _Build) -> None:
 
 
 def _claims(build: _Build) -> None:
+    """One *claim* decision per candidate: a drafted claim (a table's number the draft wrote with
+    TODOs) is confirmed by filling its TODOs, or rejected and removed; a candidate the draft did
+    not write (a printed metric without a reported value) is confirmed by appending a claim."""
     record = build.steps["claims"]
     candidates = build.steps["specify"].outputs.get("candidates") or []
     decided: list[int] = record.outputs.setdefault("decided", [])
     confirmed: list[int] = record.outputs.setdefault("confirmed", [])
+    settled: dict[str, bool] = {}  # drafted claim id -> kept, for candidates written into one claim
     for index, found in enumerate(candidates, 1):
+        drafted = found.get("claim")
         if index in decided:
+            if drafted is not None:
+                settled.setdefault(str(drafted), index in confirmed)
+            continue
+        if drafted is not None and str(drafted) in settled:  # decided with the claim's first candidate
+            decided.append(index)
+            if settled[str(drafted)]:
+                confirmed.append(index)
             continue
         candidate = Candidate.model_validate(found)
         ident = f"claim-{index}"
-        where = f"{candidate.file}:{candidate.line}" if candidate.line else str(candidate.file)
-        request = build.request(ident, DecisionKind.CLAIM,
-                                f"is {candidate.value!r} ({where}) a claim of the paper? confirm it as a claim, "
-                                "or reject it", candidate=candidate, context=_context(build))
-        answer_path = build.answer_path(ident)
-        todo = (f"write the answer {answer_path}: either a claim appended to the manifest "
-                '({"rra_agent_answer": "1.0", "request": "' + ident + '", "set": [{"pointer": "/claims/-", '
-                '"value": {...}}]}) or a rejection ({..., "reject": "why"})')
-        asked = build.ask(request, todo)
-        answer = asked.answer
-        if (answer.reject is None) == (not answer.set):
-            raise AnswerInvalid(f"answer {answer_path}: field 'reject': a claim answer either sets the claim "
-                                "('set') or rejects the candidate ('reject'), not both or neither")
-        if answer.files:
-            raise AnswerInvalid(f"answer {answer_path}: field 'files': a claim answer changes the manifest only")
-        _apply_set(build, answer, answer_path)
+        if drafted is not None:
+            kept, request = _drafted_claim(build, ident, candidate, str(drafted))
+            settled[str(drafted)] = kept
+        else:
+            kept, request = _new_claim(build, ident, candidate)
         decided.append(index)
-        if answer.set:
+        if kept:
             confirmed.append(index)
-        build.applied(request)
+        if request is not None:
+            build.applied(request)  # saves the state too
+        else:
+            build.save()
+
+
+def _plain(node: Any) -> Any:
+    """A round-trip YAML node as plain dicts, lists and scalars."""
+    if isinstance(node, Mapping):
+        return {str(k): _plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_plain(v) for v in node]
+    return str(node) if isinstance(node, str) else node
+
+
+def _where(candidate: Candidate) -> str:
+    return f"{candidate.file}:{candidate.line}" if candidate.line else str(candidate.file)
+
+
+def _claim_index(build: _Build, claim_id: str) -> int | None:
+    claims = build.artifact().data.get("claims") or []
+    return next((i for i, c in enumerate(claims) if isinstance(c, Mapping) and c.get("id") == claim_id), None)
+
+
+def _drafted_claim(build: _Build, ident: str, candidate: Candidate,
+                   claim_id: str) -> tuple[bool, AgentRequest | None]:
+    """Ask whether the claim the draft wrote is one: whether it is kept, and the request asked
+    (None when the manifest already says: the claim removed, or its TODOs filled in, by hand)."""
+    from .draft import _placeholders
+
+    position = _claim_index(build, claim_id)
+    if position is None:
+        return False, None  # removed by hand: rejected
+    pointer = f"/claims/{position}"
+    claim = build.artifact().data["claims"][position]
+    todos = _placeholders(claim, pointer)
+    if not todos:
+        return True, None  # its TODOs filled in by hand: confirmed
+    request = build.request(ident, DecisionKind.CLAIM,
+                            f"is {candidate.value!r} ({_where(candidate)}) a claim of the paper? the draft wrote "
+                            f"it as claim {claim_id!r} at {pointer}: confirm it by filling in its TODOs "
+                            f"({', '.join(t.removeprefix(pointer + '/') for t in todos)}), or reject it",
+                            candidate=candidate, pointer=pointer, value=claim, context=_context(build))
+    answer_path = build.answer_path(ident)
+    manifest = build.root / build.artifact().manifest_path.name
+    todo = (f"fill in the TODOs of claim {claim_id!r} at {pointer} in {manifest}, or remove the claim; or write "
+            f"the answer {answer_path}: values for its TODOs, or the whole claim, "
+            '({"rra_agent_answer": "1.0", "request": "' + ident + '", "set": [{"pointer": "' + pointer
+            + '", "value": {...}}]}) or a rejection ({..., "reject": "why"})')
+    answer = _claim_answer(build, request, todo, answer_path)
+    if answer.reject is not None:
+        def remove(document: Any) -> None:
+            del document["claims"][position]
+
+        edit_manifest(build.artifact().manifest_path, remove)
+        return False, request
+    def confirmed(document: Any) -> None:
+        claims = document.get("claims") or []
+        left = _placeholders(_plain(claims[position]), pointer) if position < len(claims) else [pointer]
+        if left:
+            raise AnswerInvalid(f"answer {answer_path}: field 'set': it leaves the TODO at {left[0]}",
+                                f"a drafted claim is confirmed where it is: set its TODOs, or the whole claim "
+                                f"at {pointer}; or reject it")
+
+    _apply_set(build, answer, answer_path, confirmed)
+    return True, request
+
+
+def _new_claim(build: _Build, ident: str, candidate: Candidate) -> tuple[bool, AgentRequest]:
+    """Ask whether a candidate the draft did not write is a claim: whether one was added, and the
+    request asked."""
+    request = build.request(ident, DecisionKind.CLAIM,
+                            f"is {candidate.value!r} ({_where(candidate)}) a claim of the paper? confirm it as a "
+                            "claim, or reject it", candidate=candidate, context=_context(build))
+    answer_path = build.answer_path(ident)
+    todo = (f"write the answer {answer_path}: either a claim appended to the manifest "
+            '({"rra_agent_answer": "1.0", "request": "' + ident + '", "set": [{"pointer": "/claims/-", '
+            '"value": {...}}]}) or a rejection ({..., "reject": "why"})')
+    answer = _claim_answer(build, request, todo, answer_path)
+    _apply_set(build, answer, answer_path)
+    return bool(answer.set), request
+
+
+def _claim_answer(build: _Build, request: AgentRequest, todo: str, answer_path: Path) -> AgentAnswer:
+    answer = build.ask(request, todo).answer
+    if (answer.reject is None) == (not answer.set):
+        raise AnswerInvalid(f"answer {answer_path}: field 'reject': a claim answer either sets the claim "
+                            "('set') or rejects the candidate ('reject'), not both or neither")
+    if answer.files:
+        raise AnswerInvalid(f"answer {answer_path}: field 'files': a claim answer changes the manifest only")
+    return answer
 
 
 def _lock_inputs(build: _Build) -> str:

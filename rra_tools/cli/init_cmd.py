@@ -36,9 +36,11 @@ def init_command(raw_repo: str, artifact: str | None, upstream: str | None, arti
     files, Pipfile, .python-version, runtime.txt; the first in that order is used and the others
     are reported; apt.txt; a Dockerfile's base image), launchers (MLproject, dvc.yaml, console scripts, __main__ scripts with their
     argparse or click options; the README's commands) and candidate claims (numbers in Markdown,
-    reStructuredText and LaTeX tables, printed metrics, and the tables of --paper FILE). Each
-    item found is printed with its file:line; whatever the repository does not say is a TODO that
-    'rra validate' reports (RRA214), and two sources that disagree become a discrepancy stub.
+    reStructuredText and LaTeX tables, printed metrics, and the tables of --paper FILE; a table's
+    number becomes a claim, with the printed metric of the same name as its extraction, and TODOs
+    to confirm it). Each item found is printed with its file:line; whatever the repository does
+    not say is a TODO that 'rra validate' reports (RRA214), and two sources that disagree become a
+    discrepancy stub.
     Otherwise the directory gets a blank template. Never overwrites a manifest."""
     import shlex
     from pathlib import Path
@@ -82,9 +84,13 @@ def _render(draft: Draft) -> None:
         for entry in draft.environment.untranslated:
             click.echo(f"  {entry}")
     if draft.candidates:
-        click.echo("candidate claims (not written: a claim needs reference observations from runs):")
-        for finding in draft.candidates:
-            click.echo(_line(finding))
+        click.echo("candidate claims (written as claims with TODOs to confirm, or printed only):")
+        for index, finding in enumerate(draft.candidates):
+            claim = draft.written.get(index)
+            fate = f"claim {claim}" if claim is not None else \
+                "not written: no reported value" if finding.parts[:1] == ("print",) else \
+                "not written: not one number"
+            click.echo(_line(finding, fate))
     for problem in draft.problems:
         click.echo(f"skipped {problem.where}: {problem.note}")
     if draft.assumed:
@@ -97,8 +103,9 @@ def _render(draft: Draft) -> None:
             click.echo(f"  {pointer}")
 
 
-def _line(finding: Finding) -> str:
-    note = f"  ({finding.note})" if finding.note else ""
+def _line(finding: Finding, fate: str = "") -> str:
+    notes = "; ".join(n for n in (finding.note, fate) if n)
+    note = f"  ({notes})" if notes else ""
     # A fixed column (not the longest item's width): the same finding prints the same line in
     # every repository, which scripts and tests can rely on.
     return f"  {finding.item:<16} {finding.value}  [{finding.where}]{note}"

@@ -30,7 +30,8 @@ class DecisionKind(str, Enum):
 
     #: A ``TODO`` value of the manifest to fill in (``pointer``, ``value``).
     PLACEHOLDER = "placeholder"
-    #: A candidate claim found in the repository to confirm (as a claim) or reject (``candidate``).
+    #: A candidate claim found in the repository to confirm (as a claim) or reject (``candidate``;
+    #: ``pointer`` and ``value``: the claim the draft wrote for it, with TODOs, if it wrote one).
     CLAIM = "claim"
     #: A failing step to repair: a launcher that failed (``launcher``, ``argv``, ``log_tail``) or a
     #: lock that does not resolve (``log_tail``).
@@ -47,6 +48,8 @@ class Candidate(RRAModel):
     file: str | None = Field(default=None, description="File it was found in, relative to the repository.")
     line: int | None = Field(default=None, ge=1, description="Line in that file.")
     note: str | None = Field(default=None, description="How it was found.")
+    claim: str | None = Field(default=None, description="Id of the claim 'rra init' wrote it into (with TODOs "
+                              "to confirm), if it wrote one.")
 
 
 class AgentRequest(RRAModel):
@@ -61,8 +64,10 @@ class AgentRequest(RRAModel):
     artifact: Text = Field(description="Absolute path of the artifact directory (a git checkout).")
     manifest: Text = Field(description="The manifest's path relative to the artifact.")
     answer: Text = Field(description="Absolute path the answer must be written to.")
-    pointer: str | None = Field(default=None, description="placeholder: JSON pointer of the TODO value.")
-    value: Any = Field(default=None, description="placeholder: the TODO value as it is now.")
+    pointer: str | None = Field(default=None, description="placeholder: JSON pointer of the TODO value; "
+                                "claim: of the claim the draft wrote for the candidate, if it wrote one.")
+    value: Any = Field(default=None, description="placeholder: the TODO value as it is now; claim: the drafted "
+                       "claim as it is now.")
     candidate: Candidate | None = Field(default=None, description="claim: the candidate to confirm or reject.")
     launcher: str | None = Field(default=None, description="repair: id of the launcher that failed (absent "
                                  "for a lock that does not resolve).")
@@ -124,7 +129,8 @@ class Usage(RRAModel):
 
 class AgentAnswer(RRAModel):
     """The agent's answer to one request. Which fields a kind needs: placeholder: 'set' (it must
-    replace the TODO); claim: 'set' (e.g. a claim appended at '/claims/-') or 'reject'; repair:
+    replace the TODO); claim: 'set' (the drafted claim's TODOs, or the whole claim at the request's
+    'pointer'; without one, a claim appended at '/claims/-') or 'reject'; repair:
     'files' and/or 'set', and 'change' when files of the code are written; rationale: 'change'."""
 
     rra_agent_answer: str = Field(pattern=r"^1\.0$", description="Format version of this file: '1.0'.")

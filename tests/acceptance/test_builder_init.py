@@ -93,6 +93,18 @@ def _found(out: str, *lines: str) -> None:
         assert line + "\n" in out, f"{line!r} not in:\n{out}"
 
 
+def _drafted_claims(*todos: str) -> list[tuple[str, str]]:
+    """What rra validate reports about each drafted claim: its TODOs (always the description and
+    the paper's table; ``todos[i]`` names the others of claim i, space-separated) and one
+    reference observation (the authors' value) where three are needed."""
+    found = []
+    for i, more in enumerate(todos):
+        for field in ("description", "paper_location/table", *more.split()):
+            found.append(("RRA214", f"/claims/{i}/{field}"))
+        found.append(("RRA502", f"/claims/{i}/reference/observations"))
+    return found
+
+
 def _draft(name: str, tmp_path: Path) -> tuple[Path, str, dict[str, object]]:
     repo = make_repo(name, tmp_path)
     out = _init(str(repo))
@@ -106,9 +118,12 @@ def test_plain_scripts_environment_launcher_and_candidates(tmp_path: Path) -> No
            "  option           --lam: float = 0.1  [train.py:11]",
            "  launcher         train: python train.py --seed {seed} --lam {lam} --n {n}  [train.py:1]  "
            "(a script run as __main__)",
-           "  claim-candidate  housing / RMSE = 0.82  [README.md:16]  (a number in a results table)",
+           "candidate claims (written as claims with TODOs to confirm, or printed only):",
+           "  claim-candidate  housing / RMSE = 0.82  [README.md:16]  (a number in a results table; claim housing-rmse)",
            r"  claim-candidate  stdout regex RMSE:\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?)  [train.py:17]  "
-           "(printed metric 'RMSE')",
+           "(printed metric 'RMSE'; claim housing-rmse)",
+           "  claim housing-mae: launcher train (the only launcher: no print call of the metric names one), metric "
+           "direction 'lower' (its name says lower is better)",
            "  launcher train seeds [0]: the default of --seed (train.py:10); a full reproduction usually runs several")
     assert data["launchers"] == [{
         "id": "train", "description": "TODO: what train.py computes",
@@ -117,7 +132,29 @@ def test_plain_scripts_environment_launcher_and_candidates(tmp_path: Path) -> No
         "resources": {"timeout_s": 3600, "expected_runtime_s": 600}}]
     # requirements.txt is where 'rra lock' reads it: no second file.
     assert not (repo / "requirements.in").exists()
-    assert _validate(repo) == [("RRA214", "/launchers/0/description"), ("RRA404", "/environment")]
+    # The table's RMSE and the RMSE train.py prints are one claim: the value the authors report
+    # (their observation), read back from the run's standard output; the rest is TODO.
+    assert [claim["id"] for claim in data["claims"]] == [  # type: ignore[attr-defined]
+        "housing-rmse", "housing-mae", "energy-rmse", "energy-mae"]
+    assert data["claims"][0] == {  # type: ignore[index]
+        "id": "housing-rmse",
+        "description": "TODO: confirm the candidate claim 'housing / RMSE = 0.82' (README.md:16, a number in a "
+                       "results table), or remove this claim",
+        "paper_location": {"table": "TODO: the paper's table that prints it (README.md:16 shows it)",
+                           "row": "housing", "column": "RMSE"},
+        "launcher": "train",
+        "metric": {"name": "RMSE", "unit": "", "direction": "lower"},
+        "extract": {"stream": "stdout", "regex": {"pattern": r"RMSE:\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?)"}},
+        "reported": {"value": 0.82, "precision": 2},
+        "reference": {"observations": [{
+            "value": 0.82, "seed": 0,
+            "fingerprint": {"hardware": "not reported by the authors", "software": "not reported by the authors"},
+            "provenance": {"by": "the authors (README.md:16)", "code": "raw", "machine": "the authors' machine"}}]}}
+    # No print call shows the MAE: how to read it is a TODO too.
+    assert data["claims"][1]["extract"] == {"stream": "stdout", "regex": {  # type: ignore[index]
+        "pattern": "TODO: a regular expression whose group 1 captures the value, e.g. RMSE: ([-+]?[0-9.]+)"}}
+    assert _validate(repo) == sorted([("RRA214", "/launchers/0/description"), ("RRA404", "/environment"),
+                                      *_drafted_claims("", "extract/regex/pattern", "", "extract/regex/pattern")])
 
 
 def test_mlproject_with_a_conda_file(tmp_path: Path) -> None:
@@ -170,8 +207,14 @@ def test_dvc_pipeline(tmp_path: Path) -> None:
         ("prepare", ["generate"], [{"id": "prepared", "path": "data/prepared", "format": "directory"}]),
         ("train", ["prepare"], [{"id": "model", "path": "model.pkl", "format": "binary"}]),
         ("evaluate", ["prepare", "train"], [{"id": "metrics", "path": "eval/metrics.json", "format": "json"}])]
-    assert _validate(repo) == [("RRA214", "/paper/authors/0/name"), ("RRA214", "/paper/title"),
-                               ("RRA404", "/environment")]
+    # The README's three numbers, drafted as claims of the last stage; no print call reads them.
+    assert [(c["id"], c["launcher"], c["metric"]["name"], c["reported"]) for c in data["claims"]] == [  # type: ignore
+        ("ridge-0-01-rmse", "evaluate", "RMSE", {"value": 0.115, "precision": 3}),
+        ("ridge-0-01-mae", "evaluate", "MAE", {"value": 0.092, "precision": 3}),
+        ("ridge-0-01-r2", "evaluate", "R²", {"value": 0.998, "precision": 3})]
+    todo = "extract/regex/pattern"
+    assert _validate(repo) == sorted([("RRA214", "/paper/authors/0/name"), ("RRA214", "/paper/title"),
+                                      ("RRA404", "/environment"), *_drafted_claims(todo, todo, todo)])
 
 
 def test_dvc_stages_in_any_order(tmp_path: Path) -> None:
@@ -194,7 +237,10 @@ def test_setup_py_package_with_a_console_script_and_a_results_table(tmp_path: Pa
            "one the authors ran)",
            "  launcher         graphreg-train: graphreg-train --dataset {dataset} --rank {rank} --gamma {gamma} "
            "--seed {seed}  [setup.py:20]  (console script graphreg-train = graphreg.cli:main)",
-           "  claim-candidate  graphreg / Douban = 0.734  [docs/README.md:10]  (a number in a results table)",
+           "  claim-candidate  graphreg / Douban = 0.734  [docs/README.md:10]  (a number in a results table; claim "
+           "graphreg-douban)",
+           r"  claim-candidate  stdout regex test RMSE =\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?)  [graphreg/cli.py:13]  "
+           "(printed metric 'test RMSE'; not written: no reported value)",
            f"wrote {repo / 'requirements.in'} from setup.py for 'rra lock'")
     [launcher] = data["launchers"]  # type: ignore[misc]
     assert launcher["parameters"]["dataset"] == {"type": "str", "default": "movielens-100k",
@@ -206,7 +252,11 @@ def test_setup_py_package_with_a_console_script_and_a_results_table(tmp_path: Pa
     assert data["paper"] == {"title": "Graph-Regularised Matrix Completion for Sparse Ratings",
                              "authors": [{"name": "Mei Tanaka", "orcid": "0000-0001-5109-3700"}, {"name": "Jonas Berg"}],
                              "year": 2023, "doi": "10.1234/grmc.2023.17", "arxiv": "2301.04567v2"}
-    assert _validate(repo) == [("RRA404", "/environment")]
+    # The columns are data sets: the metric's name is a TODO too.
+    assert data["claims"][3]["metric"] == {  # type: ignore[index]
+        "name": "TODO: the metric of column 'Douban'", "unit": "", "direction": "higher"}
+    todos = "metric/name extract/regex/pattern"
+    assert _validate(repo) == sorted([("RRA404", "/environment"), *_drafted_claims(todos, todos, todos, todos)])
 
 
 def test_setup_py_is_never_executed(tmp_path: Path) -> None:
@@ -237,3 +287,20 @@ def test_readme_commands_apt_packages_and_the_base_image_are_reported(tmp_path: 
     _found(out, f"  base-image       python:3.11-slim@sha256:{'ab' * 32}  [Dockerfile:1]  (the final stage's base "
                 "image, pinned by digest; environment.image is the built image, pinned by digest after building)")
     assert "image" not in data["environment"]  # type: ignore[operator]
+
+
+def test_candidates_are_printed_with_what_became_of_them(tmp_path: Path) -> None:
+    # The table's "Validation accuracy" and the val_accuracy train.py prints are one claim; the
+    # other printed numbers have no reported value and are not written (docs/builder.md shows this).
+    repo, out, data = _draft("wrong-readme", tmp_path)
+    _found(out,
+           "candidate claims (written as claims with TODOs to confirm, or printed only):",
+           "  claim-candidate  Perceptron / Validation accuracy = 0.92  [README.md:15]  (a number in a results table; "
+           "claim perceptron-validation-accuracy)",
+           r"  claim-candidate  stdout regex lr=\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?)  [train.py:41]  (printed metric "
+           "'lr'; not written: no reported value)",
+           r"  claim-candidate  stdout regex val_accuracy:\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?)  [train.py:42]  "
+           "(printed metric 'val_accuracy'; claim perceptron-validation-accuracy)")
+    [claim] = data["claims"]  # type: ignore[misc]
+    assert (claim["launcher"], claim["extract"]["regex"]["pattern"]) == (
+        "main", r"val_accuracy:\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?)")

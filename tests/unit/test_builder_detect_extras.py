@@ -137,8 +137,9 @@ def test_rra_init_reads_click_options_rst_tables_and_the_paper(repo: Path, tmp_p
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "  option           --rank: int = 10  [train.py:5]" in out
-    assert "  claim-candidate  GRMC / RMSE = 0.912  [docs/results.rst:7]  (a number in a reStructuredText table)" in out
-    assert "  claim-candidate  GRMC / RMSE = 0.912  [paper.tex:7]  (a number in a LaTeX tabular)" in out
+    assert ("  claim-candidate  GRMC / RMSE = 0.912  [docs/results.rst:7]  (a number in a reStructuredText table; "
+            "claim grmc-rmse)") in out
+    assert "  claim-candidate  GRMC / RMSE = 0.912  [paper.tex:7]  (a number in a LaTeX tabular; claim grmc-rmse-2)" in out
     draft = (tmp_path / "art" / "rra.yaml").read_text()
     assert '"{rank}"' in draft or "{rank}" in draft
 
@@ -149,8 +150,9 @@ def test_paper_pdf(repo: Path, tmp_path: Path) -> None:
                                 "GRMC 0.912 0.71", "Baseline 0.951 0.74"]))
     done = rra("init", str(repo), "-o", str(tmp_path / "art"), "--paper", str(paper))
     assert done.returncode == 0, done.stderr
+    # A line of numbers is not one number: printed, not written as a claim.
     assert ("  claim-candidate  Table 2: GRMC 0.912 0.71  [paper.pdf page 1]  (numbers in a table of the paper "
-            "(PDF text; check the columns))") in done.stdout
+            "(PDF text; check the columns); not written: not one number)") in done.stdout
     assert "Table 2: 4 Experiments" not in done.stdout and "Method RMSE MAE" not in done.stdout
 
 

@@ -1,7 +1,7 @@
 """Candidate claims: numbers in the README's and docs' tables (Markdown, reStructuredText grid and
 simple tables, LaTeX ``tabular``), and metric lines the code prints (``print(f"RMSE: {rmse:.2f}")`` → a regular expression over the launcher's standard
-output). They are reported for the author to confirm, not written as claims: a claim needs
-reference observations that only runs can give."""
+output). Each candidate says what it is made of (:attr:`Finding.parts`), from which
+:mod:`rra_tools.builder.draft_claims` writes the claims of the draft."""
 
 from __future__ import annotations
 
@@ -41,7 +41,8 @@ def table_numbers(name: str, text: str) -> list[Finding]:
                 for column, cell in zip(columns[1:], cells[1:]):
                     if _NUMBER.fullmatch(cell.replace("**", "").strip()):
                         found.append(Finding("claim-candidate", f"{cells[0]} / {column} = {cell}", name, row + 1,
-                                             "a number in a results table"))
+                                             "a number in a results table",
+                                             ("cell", cells[0], column, cell.replace("**", "").strip())))
                 row += 1
             index = row
         else:
@@ -62,7 +63,8 @@ def _grid_cells(columns: list[str], cells: list[str], name: str, line: int, what
     for column, cell in zip(columns[1:], cells[1:]):
         number = _number_cell(cell)
         if number is not None:
-            found.append(Finding("claim-candidate", f"{cells[0]} / {column} = {number}", name, line, what))
+            found.append(Finding("claim-candidate", f"{cells[0]} / {column} = {number}", name, line, what,
+                                 ("cell", cells[0], column, number)))
     return found
 
 
@@ -189,7 +191,7 @@ def metric_prints(name: str, text: str, tree: ast.Module | None = None) -> list[
         for label in labels:
             pattern = re.escape(label.rstrip()).replace(r"\ ", " ") + r"\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?)"
             found.append(Finding("claim-candidate", f"stdout regex {pattern}", name, node.lineno,
-                                 f"printed metric {label.rstrip(' :=')!r}"))
+                                 f"printed metric {label.rstrip(' :=')!r}", ("print", label.rstrip(" :="), pattern)))
     return found
 
 

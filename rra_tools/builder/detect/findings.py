@@ -20,6 +20,9 @@ class Finding:
     file: str | None = None
     line: int | None = None
     note: str = ""
+    #: What a claim candidate is made of: ``("cell", row, column, number as printed)`` for a
+    #: number in a table, ``("print", label, regex)`` for a metric a print call writes.
+    parts: tuple[str, ...] = ()
 
     @property
     def where(self) -> str:
