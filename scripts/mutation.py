@@ -114,6 +114,16 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         **{f"read: {a} -> {b}": "_Bounded.read's default size is never used: TarReader, drain, the gzip reader "
                                 "and zstandard's stream_reader always pass one"
            for a, b in (("-1", "1"), ("1", "2"))},
+        **{f"read: {a} -> {b}": "n >= 0 read as n > 0: only what _Bounded.read(0) does, and nothing asks it for 0 "
+                                "bytes (TarReader.read returns b'' for n <= 0 without reading, _read_exact reads only "
+                                "while n, the gzip and zstd readers ask for their fixed chunk)"
+           for a, b in (("n >= 0", "n > 0"), ("0", "1"))},
+        "_normalise: len(name) > 1 -> len(name) >= 1":
+            "the one-character names lexical_issue refuses are '/', which startswith('/') settles first, and '\\', "
+            "refused before; so name[1] is never read on a one-character name",
+        "_add: False -> True": "os.link(..., follow_symlinks=False) or True: the original is always a regular file "
+                               "this unpack wrote (kinds[original] == 'file', never a link), and following "
+                               "applies to that last component only",
         **{f"read: {before} -> {after}":
            "only how many bytes one read asks for near the limit: every caller loops until b'', and a byte "
            "past the limit raises the same error after any read that brings it"

@@ -46,6 +46,7 @@ HOSTILE: dict[str, tuple[list[Member], str, str]] = {
     "path-traversal": ([Member("src/../../evil.py", data=b"x")], "src/../../evil.py", "climbs out"),
     "absolute-path": ([Member("/tmp/evil.py", data=b"x")], "/tmp/evil.py", "absolute path"),
     "drive-letter": ([Member("C:/evil.py", data=b"x")], "C:/evil.py", "absolute path"),
+    "drive-letter-alone": ([Member("C:", data=b"x")], "C:", "absolute path"),
     "escaping-symlink": ([Member("etc", tarfile.SYMTYPE, linkname="../../../etc")], "etc", "outside the destination"),
     "symlink-to-parent": ([Member("up", tarfile.SYMTYPE, linkname="..")], "up", "outside the destination"),
     # Each target stays inside by its text; resolved through the other link, 'chain' leaves.
@@ -162,6 +163,74 @@ def test_directories_modes_and_counts_whatever_the_umask(tmp_path: Path) -> None
     manifest_bytes = len(MANIFEST_TEXT.encode("utf-8"))
     assert result.files == 3 and result.bytes == manifest_bytes + len(b"#!/bin/sh\n") + 5
     assert result.roles == ("manifest", "code")
+
+
+def test_parents_implied_below_an_existing_directory_are_made(tmp_path: Path) -> None:
+    # 'src' exists once 'src/a.py' is in; 'src/pkg' and 'src/pkg/sub' are only implied by the
+    # entry after it, and must be made all the same.
+    raw = tar_bytes([Member("src/a.py", data=b"a"), Member("src/pkg/sub/b.py", data=b"b")])
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", raw)])
+    dest = tmp_path / "out"
+    _unpack(layout, dest)
+    assert (dest / "src" / "pkg" / "sub" / "b.py").read_bytes() == b"b"
+    assert stat.S_IMODE((dest / "src" / "pkg").stat().st_mode) == 0o755
+
+
+@pytest.mark.parametrize(("packed", "unpacked"), [
+    (0o666, 0o644), (0o7666, 0o644), (0o602, 0o644), (0o020, 0o644),  # no execute bit: 0644
+    (0o100, 0o755), (0o010, 0o755), (0o001, 0o755), (0o4711, 0o755),  # any execute bit: 0755
+])
+def test_a_file_gets_0755_for_any_execute_bit_else_0644(tmp_path: Path, packed: int, unpacked: int) -> None:
+    # spec/05-packaging.md, deterministic tar streams: "0755 for a file with any execute bit",
+    # whatever else the header says (write, setuid, sticky).
+    raw = tar_bytes([Member("f", data=b"f", mode=packed)])
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", raw)])
+    _unpack(layout, tmp_path / "out")
+    assert stat.S_IMODE((tmp_path / "out" / "f").stat().st_mode) == unpacked
+
+
+def test_modes_while_unpacking(tmp_path: Path) -> None:
+    # Until its last byte is in, a file being unpacked carries no permission beyond its owner's
+    # (0600), so a half-written file never looks finished; its mode (0644 here) is set once it is
+    # whole. A directory, given in the layer or only implied, has its mode (0755, less the umask
+    # until the end) from the start. The blob handle looks at the temporary tree between the
+    # reads that fill the file.
+    data = b"x" * (3 * 1024 * 1024 + 7)  # several reads of the 1 MiB chunk
+    raw = tar_bytes([Member("d", tarfile.DIRTYPE, mode=0o700), Member("d/e/big.bin", data=data, mode=0o644)])
+    layout = build_layout(tmp_path / "layout", [manifest_layer(), Layer("code", raw)])
+    _, manifest = resolve(layout, "v1")
+    inner = layout_opener(layout)
+    files: list[tuple[int, int]] = []  # (size, mode) of the file between reads
+    dirs: list[tuple[int, int]] = []  # modes of 'd' (in the layer) and 'd/e' (implied)
+
+    class Watching:
+        def __init__(self, handle: Any) -> None:
+            self.handle = handle
+
+        def __enter__(self) -> Watching:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.handle.close()
+
+        def read(self, n: int = -1) -> bytes:
+            for partial in tmp_path.glob(".out.rra-unpack-*/d/e/big.bin"):
+                info = partial.stat()
+                files.append((info.st_size, stat.S_IMODE(info.st_mode)))
+                dirs.append((stat.S_IMODE(partial.parent.parent.stat().st_mode),
+                             stat.S_IMODE(partial.parent.stat().st_mode)))
+            return bytes(self.handle.read(n))
+
+    dest = tmp_path / "out"
+    old = os.umask(0o022)
+    try:
+        unpack_layers(lambda descriptor: Watching(inner(descriptor)), manifest, dest)  # type: ignore[arg-type,return-value]
+    finally:
+        os.umask(old)
+    assert {mode for size, mode in files if size < len(data)} == {0o600}
+    assert set(dirs) == {(0o755, 0o755)}
+    big = dest / "d" / "e" / "big.bin"
+    assert stat.S_IMODE(big.stat().st_mode) == 0o644 and big.read_bytes() == data
 
 
 @pytest.mark.parametrize("delta", [-1, 1])
