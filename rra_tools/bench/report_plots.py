@@ -19,6 +19,27 @@ __all__ = ["PLOTS", "render_plots"]
 
 _COLORS = {"raw": "#d95f02", "refined": "#1b9e77"}
 _OTHER = "#7570b3"
+#: Colours of ablation conditions (refined-without-...), one per ablation in sorted order.
+_ABLATION_COLORS = ("#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666", "#1f78b4", "#b2df8a",
+                    "#fb9a99", "#cab2d6", "#fdbf6f", "#6a3d9a", "#b15928", "#a6cee3", "#ff7f00", "#999933")
+#: More conditions than this in one plot: the legend moves beside the axes.
+_MANY = 4
+
+
+def _color(condition: str, conditions: list[str]) -> str:
+    """raw and refined keep their colours; each ablation gets its own."""
+    if condition in _COLORS:
+        return _COLORS[condition]
+    ablations = [c for c in conditions if c not in _COLORS]
+    index = ablations.index(condition) if condition in ablations else 0
+    return _ABLATION_COLORS[index % len(_ABLATION_COLORS)]
+
+
+def _label(condition: str) -> str:
+    """An ablation as the parts it lacks ('− lock, guide'); raw and refined as they are."""
+    if condition.startswith("refined-without-"):
+        return "− " + ", ".join(condition.removeprefix("refined-without-").split("-"))
+    return condition
 
 
 def _err(rates: list[Any]) -> list[list[float]]:
@@ -36,12 +57,19 @@ def _bars(ax: Any, labels: list[str], groups: dict[str, list[Any]], title: str) 
         rates = groups[condition]
         xs = [j + (i - (len(conditions) - 1) / 2) * width for j in range(len(labels))]
         ax.bar(xs, [(r.rate or 0) * 100 if r is not None else 0 for r in rates], width,
-               yerr=_err([r for r in rates]), capsize=3, label=condition, color=_COLORS.get(condition, _OTHER))
+               yerr=_err([r for r in rates]), capsize=3 if len(conditions) <= _MANY else 0, label=_label(condition),
+               color=_color(condition, conditions))
     ax.set_xticks(range(len(labels)), labels, rotation=20 if len(labels) > 4 else 0, ha="right" if len(labels) > 4 else "center")
     ax.set_ylim(0, 105)
     ax.set_ylabel("success rate (%)")
     ax.set_title(title)
-    ax.legend(title="condition", fontsize="small")
+    if len(conditions) <= _MANY:
+        ax.legend(title="condition", fontsize="small")
+    else:
+        # Ablations: one entry each, beside the axes, where they cannot hide the bars.
+        ax.figure.subplots_adjust(right=0.68)
+        ax.legend(title="condition", fontsize="x-small", title_fontsize="x-small", loc="upper left",
+                  bbox_to_anchor=(1.01, 1.02), borderaxespad=0)
 
 
 def _missing(rate_of: dict[tuple[str, str], Any], labels: list[str], conditions: list[str]) -> dict[str, list[Any]]:
@@ -99,7 +127,10 @@ def _paired_and_spread(fig: Any, report: BenchReport) -> None:
     names = [s.condition for s in spreads]
     right.bar(names, [s.worst_rate * 100 for s in spreads], color="#bbbbbb", label="worst reproducer")
     right.bar(names, [s.spread * 100 for s in spreads], bottom=[s.worst_rate * 100 for s in spreads],
-              color=[_COLORS.get(n, _OTHER) for n in names], label="best - worst")
+              color=[_color(n, names) for n in names], label="best - worst")
+    if len(names) > _MANY:
+        fig.subplots_adjust(bottom=0.38)  # room for the slanted ablation names
+        right.set_xticks(range(len(names)), [_label(n) for n in names], rotation=60, ha="right", fontsize="x-small")
     right.set_ylim(0, 105)
     right.set_ylabel("success rate (%)")
     right.set_title("Best vs worst reproducer")
@@ -109,13 +140,17 @@ def _paired_and_spread(fig: Any, report: BenchReport) -> None:
 def _cost_time(fig: Any, report: BenchReport) -> None:
     left, right = fig.subplots(1, 2)
     names = [c.condition for c in report.cost_time]
-    colors = [_COLORS.get(n, _OTHER) for n in names]
+    colors = [_color(n, names) for n in names]
     left.bar(names, [c.wall_s_mean or 0 for c in report.cost_time], color=colors)
     left.set_ylabel("mean wall time per cell (s)")
     left.set_title("Time per condition")
     right.bar(names, [c.cost_usd_mean or 0 for c in report.cost_time], color=colors)
     right.set_ylabel("mean reported cost per cell (USD)")
     right.set_title("Cost per condition" + ("" if any(c.cost_cells for c in report.cost_time) else " (none reported)"))
+    if len(names) > _MANY:
+        fig.subplots_adjust(bottom=0.38)  # room for the slanted ablation names
+        for ax in (left, right):
+            ax.set_xticks(range(len(names)), [_label(n) for n in names], rotation=60, ha="right", fontsize="x-small")
 
 
 def _factorial(fig: Any, report: BenchReport) -> None:
