@@ -16,11 +16,14 @@
 The result is also written to ``<out>/cells/<cell key>/result.json``. :func:`run_benchmark` runs
 the cells on the local executor (:mod:`.executor`: concurrency, GPU slots, resumption), which
 calls :func:`run_cell` from its worker threads (each cell has its own directory) with the GPUs
-it locked and its stop event; :func:`run_cells` is a plain loop in the caller's thread.
+it locked and its stop event, or as Slurm jobs (:mod:`.slurm`), where each cell runs in
+node-local scratch laid out like ``<out>`` and is gathered into it; :func:`run_cells` is a plain
+loop in the caller's thread.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -29,7 +32,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..io.atomic import write_atomic
@@ -46,19 +49,21 @@ from ..model.bench_results import (
 from ..model.taskset import CodeCondition
 from ..run.gpus import GpuInfo
 from ..run.gpus import inventory as gpu_inventory
-from ..run.plan import find_launcher
+from ..run.plan import find_launcher, launcher_order
 from .audit import AuditContext, audit_submission
 from .errors import BenchError
 from .executor import CellEvent, CellSlot, execute
 from .executor import CellResult as ExecutorResult
 from .reproducer import kill_leftover, start_reproducer
 from .scoring import group_totals, score_value, totals
+from .slurm import JobResources, SlurmOptions, execute_slurm, launcher_resources, overridden
 from .submissions import read_submission
 from .taskset import LoadedTaskSet, ResolvedTask
 from .workspace import SUBMISSION_NAME, FileState, leaks, prepare_workspace, raw_source, reference_pattern, snapshot
 
-__all__ = ["ATTEMPT_NAME", "BenchRun", "Cell", "CellResult", "OnCell", "PreparedCell", "collect_results",
-           "honeypot_values", "judge_cell", "plan_run", "prepare_cell", "run_benchmark", "run_cell", "run_cells"]
+__all__ = ["ATTEMPT_NAME", "SLURM_KINDS", "BenchRun", "Cell", "CellResult", "OnCell", "PreparedCell",
+           "collect_results", "honeypot_values", "judge_cell", "plan_run", "prepare_cell", "run_benchmark", "run_cell",
+           "run_cells"]
 
 #: The file beside a cell's workspace that records the attempt's window, snapshot and decoys.
 ATTEMPT_NAME = "attempt.json"
@@ -75,6 +80,9 @@ class BenchRun:
     out: Path
     reproducers: Mapping[str, str]
     tasks: Mapping[str, ResolvedTask]
+    #: Where caches shared by every cell live (raw code clones); None: ``out/.cache``. Set when
+    #: ``out`` is a node-local scratch tree of a Slurm job, laid out like the benchmark directory.
+    cache: Path | None = None
 
     def cells(self) -> list[Cell]:
         """Every cell, task by task, then condition, reproducer and repeat."""
@@ -172,7 +180,8 @@ def prepare_cell(cell: Cell, bench: BenchRun) -> PreparedCell | CellResult:
         shutil.rmtree(directory)
     directory.mkdir(parents=True)
     try:
-        made = prepare_workspace(bench.taskset, task, str(cell.condition), workspace, bench.out / ".cache" / "raw")
+        made = prepare_workspace(bench.taskset, task, str(cell.condition), workspace,
+                                 (bench.cache or bench.out / ".cache") / "raw")
     except (BenchError, OSError) as exc:
         return _store(directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE,
                                          f"the workspace could not be prepared: {exc}",
@@ -301,14 +310,21 @@ def _identity(bench: BenchRun) -> dict[str, object]:
 
 def run_benchmark(bench: BenchRun, *, jobs: int | None = None, memory_limit_mib: int | None = None,
                   gpus: Sequence[GpuInfo] | None = None, on_event: Callable[[CellEvent], None] | None = None,
-                  on_cell: OnCell | None = None, stop: threading.Event | None = None) -> list[CellResult]:
+                  on_cell: OnCell | None = None, stop: threading.Event | None = None,
+                  slurm: SlurmOptions | None = None) -> list[CellResult]:
     """Run every cell on the local executor (:func:`rra_tools.bench.executor.execute`): up to ``jobs``
     at once, each with the GPUs its task's launcher asks for (CUDA_VISIBLE_DEVICES of the
     reproducer), CPU-only ones under ``memory_limit_mib``; each finished cell kept in
     ``<out>/state/``, so that running the same benchmark again resumes it (a cell killed mid-run
     runs again from a fresh workspace and is marked ``restarted``). BenchError when ``<out>``
     holds another benchmark. Cells a signal interrupted or that never started are infrastructure
-    failures (interrupted) here, and run when the benchmark is resumed."""
+    failures (interrupted) here, and run when the benchmark is resumed.
+
+    With ``slurm``, the cells are Slurm jobs instead (:func:`rra_tools.bench.slurm.execute_slurm`),
+    each in node-local scratch laid out like ``<out>`` and gathered into it, with the same state:
+    a benchmark begun locally resumes on Slurm and the other way round. A cell whose job died
+    more than ``slurm.max_retries`` times is an infrastructure failure of the kind Slurm's record
+    gives (:data:`SLURM_KINDS`)."""
     out = bench.out
     identity = _identity(bench)
     saved = out / "state" / "benchmark.json"
@@ -332,11 +348,22 @@ def run_benchmark(bench: BenchRun, *, jobs: int | None = None, memory_limit_mib:
                              f"the task's launcher needs {cell.gpus} GPU(s); this machine has {len(slot.inventory)}",
                              infrastructure=InfrastructureKind.GPU_UNAVAILABLE)
             return ExecutorResult(result.model_dump(mode="json", exclude_none=True))
-        result = run_cell(cell, bench, gpus=[g.index for g in slot.devices], stop=slot.stop,
+        here = bench
+        if slot.workdir is not None:
+            # A Slurm job: the cell runs in node-local scratch laid out like the benchmark
+            # directory (paths relative to it stay true); the executor gathers it afterwards.
+            # What an earlier, dead try left in the benchmark directory goes first, so nothing
+            # stale is mixed into the gathered tree.
+            shared = bench.cell_dir(cell)
+            if shared.exists():
+                kill_leftover(shared, shared / "workspace")
+                shutil.rmtree(shared)
+            here = replace(bench, out=slot.workdir, cache=bench.cache or bench.out / ".cache")
+        result = run_cell(cell, here, gpus=[g.index for g in slot.devices], stop=slot.stop,
                           memory_limit_mib=slot.memory_limit_mib)
         if slot.restarted:
             result = result.model_copy(update={"restarted": slot.restarted})
-            _store(bench.cell_dir(cell), result)
+            _store(here.cell_dir(cell), result)
         stopped = result.infrastructure == InfrastructureKind.INTERRUPTED.value
         return ExecutorResult(result.model_dump(mode="json", exclude_none=True), final=not stopped)
 
@@ -348,9 +375,21 @@ def run_benchmark(bench: BenchRun, *, jobs: int | None = None, memory_limit_mib:
         if on_cell is not None and event.data is not None and event.kind in ("finished", "resumed"):
             on_cell(CellResult.model_validate(event.data))
 
-    inventory = list(gpus) if gpus is not None else (gpu_inventory() if any(c.gpus for c in cells) else [])
-    finished = execute(cells, run_one, out / "state", gpus=inventory, max_workers=jobs,
-                       memory_limit_mib=memory_limit_mib, progress=progress, stop=stop)
+    if slurm is not None:
+        def lost(cell: Cell, kind: str, detail: str) -> dict[str, object]:
+            result = _result(cell, AttemptState.INFRASTRUCTURE_FAILURE, f"{kind}: {detail}",
+                             infrastructure=SLURM_KINDS.get(kind, InfrastructureKind.OTHER))
+            bench.cell_dir(cell).mkdir(parents=True, exist_ok=True)
+            _store(bench.cell_dir(cell), result)
+            return result.model_dump(mode="json", exclude_none=True)
+
+        finished = execute_slurm(cells, run_one, out / "state", out, lost=lost,
+                                 resources=functools.partial(_job_resources, bench), options=slurm,
+                                 progress=progress, stop=stop)
+    else:
+        inventory = list(gpus) if gpus is not None else (gpu_inventory() if any(c.gpus for c in cells) else [])
+        finished = execute(cells, run_one, out / "state", gpus=inventory, max_workers=jobs,
+                           memory_limit_mib=memory_limit_mib, progress=progress, stop=stop)
     results = []
     for cell in cells:
         if cell.key in finished:
@@ -358,6 +397,28 @@ def run_benchmark(bench: BenchRun, *, jobs: int | None = None, memory_limit_mib:
         else:
             results.append(interrupted.get(cell.key) or _not_started(cell))
     return results
+
+
+#: The infrastructure-failure kind of a cell whose Slurm job died, by the executor's kind
+#: (:data:`rra_tools.bench.slurm.DEAD_STATES`); the detail keeps Slurm's own state.
+SLURM_KINDS = {
+    "timeout": InfrastructureKind.TIMEOUT,
+    "oom": InfrastructureKind.OOM,
+    "node_lost": InfrastructureKind.NODE_LOST,
+    "cancelled": InfrastructureKind.INTERRUPTED,
+    "preempted": InfrastructureKind.INTERRUPTED,
+}
+
+
+def _job_resources(bench: BenchRun, cell: Cell) -> JobResources:
+    """What a cell's Slurm job asks for: its GPUs, the most CPUs and memory the task's launchers
+    declare, and the attempt's wall-clock limit with a margin
+    (:func:`~rra_tools.bench.slurm.launcher_resources`), overridden by the task set's Slurm
+    settings, then the task's (the command line's come last, in the executor)."""
+    task = bench.tasks[cell.task]
+    base = launcher_resources(launcher_order(task.artifact, [task.launcher]), cell.gpus,
+                              bench.taskset.model.limits.wall_clock_s)
+    return overridden(base, bench.taskset.model.slurm, task.task.slurm)
 
 
 def _interval(task: ResolvedTask) -> IntervalResult:

@@ -20,9 +20,9 @@ infrastructure failure; any other failed run is a program failure.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-import math
 import os
 import shutil
 import signal
@@ -53,7 +53,7 @@ from ..run.results import claim_values, latest_successful
 from .errors import BenchError
 from .executor import CellEvent, CellResult, CellSlot, execute
 from .scoring import totals as count_states
-from .slurm import JobResources, SlurmOptions, execute_slurm
+from .slurm import JobResources, SlurmOptions, execute_slurm, launcher_resources, overridden
 from .taskset import LoadedTaskSet, ResolvedTask
 
 __all__ = ["AttemptCell", "reproduce"]
@@ -134,13 +134,14 @@ def _cells(taskset: LoadedTaskSet) -> list[AttemptCell]:
     return cells
 
 
-def _job_resources(cell: AttemptCell) -> JobResources:
-    """What an attempt's Slurm job asks for: its GPUs, one CPU, and the sum of its launchers'
-    time limits with a margin for copying and setup (CPUs and memory: the executor's options;
-    the manifest view the runner reads does not carry a launcher's CPU and memory needs)."""
+def _job_resources(taskset: LoadedTaskSet, cell: AttemptCell) -> JobResources:
+    """What an attempt's Slurm job asks for: its GPUs, the most CPUs and memory its launchers
+    declare, and the sum of their time limits with a margin for copying and setup
+    (:func:`~rra_tools.bench.slurm.launcher_resources`), overridden by the task set's Slurm
+    settings, then the task's (the command line's come last, in the executor)."""
     order = launcher_order(cell.task.artifact, [cell.task.launcher])
-    seconds = sum(launcher.resources.timeout_s for launcher in order)
-    return JobResources(gpus=cell.gpus, time_min=math.ceil(seconds * 1.25 / 60) + 5)
+    base = launcher_resources(order, cell.gpus, sum(launcher.resources.timeout_s for launcher in order))
+    return overridden(base, taskset.model.slurm, cell.task.task.slurm)
 
 
 def _out_of_memory(result_dir: Path, record: dict[str, Any]) -> bool:
@@ -282,7 +283,7 @@ def reproduce(taskset: LoadedTaskSet, out: Path, on_attempt: OnAttempt | None = 
                            state=AttemptState.INFRASTRUCTURE_FAILURE,
                            detail=f"{kind}: {detail}").model_dump(mode="json", exclude_none=True)
 
-        finished = execute_slurm(cells, run_one, state, out, lost=lost, resources=_job_resources,
+        finished = execute_slurm(cells, run_one, state, out, lost=lost, resources=functools.partial(_job_resources, taskset),
                                  options=slurm, progress=progress, stop=stop)
     else:
         inventory = list(gpus) if gpus is not None else (gpu_inventory() if any(c.gpus for c in cells) else [])

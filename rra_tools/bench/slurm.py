@@ -5,10 +5,12 @@ Same contract as :func:`rra_tools.bench.executor.execute`: cells in, ``run_one(c
 the work, results kept in the same state directory in the same format, so a benchmark resumes
 across executors (a cell finished locally is skipped on Slurm and the other way round).
 
-- **Submission.** The pending cells are grouped by the resources their jobs need (GPUs, CPUs,
-  memory, time; :class:`JobResources`, from the launchers, overridden by :class:`SlurmOptions`)
-  and each group is one job array (``submitit.AutoExecutor`` in a ``batch()``). Partition,
-  account and QOS come from the options; ``--gres=gpu:N`` from the cell's GPU count.
+- **Submission.** The pending cells are grouped by what their jobs ask for (:class:`JobResources`:
+  GPUs, CPUs, memory, time, partition, account, QOS, GPU type) and each group is one job array
+  (``submitit.AutoExecutor`` in a ``batch()``). The caller's ``resources(cell)`` gives a cell's
+  (:func:`launcher_resources` from the manifest, then the task set's and the task's
+  :class:`~rra_tools.model.taskset.SlurmSettings`, :func:`overridden`); the command line's
+  :class:`SlurmOptions` override them last.
 - **Inside the job** (:func:`_job`): the devices are those Slurm allocated
   (:func:`slurm_gpus`: ``CUDA_VISIBLE_DEVICES``, else ``SLURM_JOB_GPUS``, else the indices
   ``scontrol show job -d`` prints); the cell runs in a node-local scratch directory
@@ -18,9 +20,9 @@ across executors (a cell finished locally is skipped on Slurm and the other way 
   process. SIGTERM (``scancel``, the time limit, preemption) stops the cell: its result is not
   kept.
 - **Dead jobs.** A job that ended without a result (cancelled, time limit, out of memory, node
-  failure, preemption, a crash of the job) is classified from Slurm's accounting: ``sacct`` when
-  the cluster has accounting, else ``scontrol show job`` (which keeps a finished job for
-  ``MinJobAge`` seconds). It is an infrastructure failure; the cell is submitted again up to
+  failure, preemption, a crash of the job) is classified from Slurm's own record (:func:`classify`):
+  ``sacct`` when the cluster has accounting, else ``scontrol show job`` (which keeps a finished
+  job for ``MinJobAge`` seconds). It is an infrastructure failure; the cell is submitted again up to
   ``max_retries`` times, then ``lost(cell, kind, detail)`` makes its final result.
 - **Resumption.** A started cell's marker names its Slurm job; a resumed submitter waits for a
   job that is still queued or running instead of submitting the cell twice.
@@ -28,17 +30,20 @@ across executors (a cell finished locally is skipped on Slurm and the other way 
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
 import signal
 import subprocess
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from ..io.manifest_view import LauncherSpec
+from ..model.taskset import SlurmSettings
 from ..run.gpus import GpuInfo, GpuLease
 from ..run.gpus import inventory as gpu_inventory
 from .errors import BenchError
@@ -57,8 +62,8 @@ from .state import (
     write_json,
 )
 
-__all__ = ["DEAD_STATES", "JobResources", "SlurmOptions", "classify", "execute_slurm", "parse_indices",
-           "slurm_gpus"]
+__all__ = ["DEAD_STATES", "JobResources", "Runner", "SlurmOptions", "classify", "execute_slurm", "launcher_resources",
+           "overridden", "parse_indices", "slurm_gpus"]
 
 C = TypeVar("C", bound=Cell)
 
@@ -80,17 +85,52 @@ _ACTIVE = {"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "REQUEUED", "RESIZ
 
 @dataclass(frozen=True)
 class JobResources:
-    """What one cell's job asks Slurm for."""
+    """What one cell's job asks Slurm for, and where it goes (None: the cluster's default)."""
 
     gpus: int = 0
     cpus: int = 1
     mem_gb: float | None = None
     time_min: int = 60
+    partition: str | None = None
+    account: str | None = None
+    qos: str | None = None
+    gpu_type: str | None = None
+
+    def gres(self) -> str | None:
+        """The job's ``--gres``: ``gpu:N`` or ``gpu:TYPE:N``; None without GPUs."""
+        if not self.gpus:
+            return None
+        return f"gpu:{self.gpu_type}:{self.gpus}" if self.gpu_type else f"gpu:{self.gpus}"
+
+
+def launcher_resources(launchers: Iterable[LauncherSpec], gpus: int, seconds: float) -> JobResources:
+    """What the launchers a cell runs one after another ask for: ``gpus`` (the cell's count),
+    the most CPUs and memory any of them declares in its ``resources`` (1 CPU and the
+    partition's default memory when none does), and a time limit of ``seconds`` × 1.25 + 5
+    minutes (the margin covers copying the workspace and Python's start)."""
+    listed = list(launchers)
+    cpus = max((launcher.resources.cpus or 1 for launcher in listed), default=1)
+    mem = max((launcher.resources.ram_gib for launcher in listed if launcher.resources.ram_gib), default=None)
+    return JobResources(gpus=gpus, cpus=cpus, mem_gb=mem, time_min=math.ceil(seconds * 1.25 / 60) + 5)
+
+
+def overridden(base: JobResources, *layers: SlurmSettings | SlurmOptions | None) -> JobResources:
+    """``base`` with every field each layer sets replacing it, layer after layer: call it with the
+    task set's settings, then the task's, then the command line's, so that the command line wins
+    over the task, the task over the task set, and the task set over the launchers (``base``)."""
+    fields = ("partition", "account", "qos", "time_min", "cpus", "mem_gb", "gpus", "gpu_type")
+    for layer in layers:
+        if layer is None:
+            continue
+        given = {name: value for name in fields if (value := getattr(layer, name, None)) is not None}
+        base = replace(base, **given)
+    return base
 
 
 @dataclass(frozen=True)
 class SlurmOptions:
-    """Where and how the jobs run. Every resource set here overrides the cells' own."""
+    """Where and how the jobs run (the command line's options). Every resource set here
+    overrides the cells' own (:func:`overridden`)."""
 
     partition: str | None = None
     account: str | None = None
@@ -98,6 +138,8 @@ class SlurmOptions:
     time_min: int | None = None
     cpus: int | None = None
     mem_gb: float | None = None
+    gpus: int | None = None
+    gpu_type: str | None = None
     #: Times a cell whose job died is submitted again before it counts as lost.
     max_retries: int = 2
     #: Node-local directory for the cells' workspaces (default: $SLURM_TMPDIR, $TMPDIR or /tmp).
@@ -149,21 +191,38 @@ def _scontrol_detail(job: str) -> str:
                           check=False).stdout
 
 
-def classify(job_id: str) -> tuple[str, str, str]:
+#: Runs a Slurm client command: (exit status, standard output, standard error).
+Runner = Callable[[Sequence[str]], tuple[int, str, str]]
+
+
+def _run(argv: Sequence[str]) -> tuple[int, str, str]:
+    done = subprocess.run(list(argv), capture_output=True, text=True, timeout=60, check=False)
+    return done.returncode, done.stdout, done.stderr
+
+
+def classify(job_id: str, run: Runner | None = None) -> tuple[str, str, str]:
     """(Slurm state, where it was read: 'sacct' or 'scontrol', detail) of a job, from Slurm's
-    accounting when the cluster has it, else from the controller (``UNKNOWN`` when neither
-    knows the job any more)."""
-    acct = subprocess.run(["sacct", "-X", "-n", "-P", "-o", "State,ExitCode,Reason", "-j", job_id],
-                          capture_output=True, text=True, timeout=60, check=False)
-    if acct.returncode == 0 and acct.stdout.strip():
-        state, _, rest = acct.stdout.strip().splitlines()[-1].partition("|")
-        # 'CANCELLED by 0' -> CANCELLED
-        return state.split()[0] if state else "UNKNOWN", "sacct", rest.replace("|", ", ")
-    shown = subprocess.run(["scontrol", "show", "job", "-o", job_id], capture_output=True, text=True, timeout=60,
-                           check=False)
-    fields = dict(re.findall(r"(\w+)=(\S*)", shown.stdout))
-    if shown.returncode != 0 or "JobState" not in fields:
-        return "UNKNOWN", "scontrol", (shown.stderr.strip() or "the controller no longer knows the job")
+    accounting when the cluster has it (``sacct -X -n -P -o State,ExitCode,Reason``), else from
+    the controller (``scontrol show job -o``, which keeps a finished job ``MinJobAge`` seconds);
+    ``UNKNOWN`` when neither knows the job. ``run`` runs the commands (default: as processes).
+
+    sacct says ``CANCELLED by 1000`` for a job cancelled by that uid: the state is its first
+    word, the uid goes into the detail. A job accounting does not know yet (slurmdbd lags
+    behind the controller) is asked of the controller."""
+    run = run or _run
+    status, out, _ = run(["sacct", "-X", "-n", "-P", "-o", "State,ExitCode,Reason", "-j", job_id])
+    lines = [line for line in out.splitlines() if line.strip()]
+    if status == 0 and lines:
+        # A requeued job's last line is its last run.
+        state, exit_code, reason = (lines[-1].split("|") + ["", ""])[:3]
+        words = state.split()
+        by = f"by uid {words[2]}, " if len(words) == 3 and words[1] == "by" else ""
+        return (words[0] if words else "UNKNOWN"), "sacct", \
+            f"{by}reason {reason or 'None'}, exit code {exit_code or '?'}"
+    status, out, err = run(["scontrol", "show", "job", "-o", job_id])
+    fields = dict(re.findall(r"(\w+)=(\S*)", out))
+    if status != 0 or "JobState" not in fields:
+        return "UNKNOWN", "scontrol", (err.strip() or "the controller no longer knows the job")
     return fields["JobState"], "scontrol", f"reason {fields.get('Reason', '?')}, exit code {fields.get('ExitCode', '?')}"
 
 
@@ -258,9 +317,7 @@ def execute_slurm(cells: Sequence[C], run_one: Callable[[C, CellSlot], CellResul
             progress(event)
 
     def need(cell: C) -> JobResources:
-        own = resources(cell) if resources is not None else JobResources(gpus=cell.gpus)
-        return replace(own, cpus=opts.cpus or own.cpus, mem_gb=opts.mem_gb or own.mem_gb,
-                       time_min=opts.time_min or own.time_min)
+        return overridden(resources(cell) if resources is not None else JobResources(gpus=cell.gpus), opts)
 
     def submit(batch: list[C], tries: dict[str, int]) -> dict[str, _Tracked[C]]:
         groups: dict[JobResources, list[C]] = {}
@@ -273,10 +330,9 @@ def execute_slurm(cells: Sequence[C], run_one: Callable[[C, CellSlot], CellResul
                                       "slurm_job_name": "rra-bench"}
             if res.mem_gb is not None:
                 params["mem_gb"] = res.mem_gb
-            if res.gpus:
-                params["slurm_gres"] = f"gpu:{res.gpus}"
-            for name, value in (("slurm_partition", opts.partition), ("slurm_account", opts.account),
-                                ("slurm_qos", opts.qos), ("slurm_array_parallelism", opts.array_parallelism)):
+            for name, value in (("slurm_gres", res.gres()), ("slurm_partition", res.partition),
+                                ("slurm_account", res.account), ("slurm_qos", res.qos),
+                                ("slurm_array_parallelism", opts.array_parallelism)):
                 if value is not None:
                     params[name] = value
             executor.update_parameters(**params)

@@ -5,7 +5,9 @@ Only click is imported at module level so that ``rra --help`` stays fast.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,6 +19,7 @@ if TYPE_CHECKING:
     from ..model.taskset import TaskSet
 
     from ..bench.executor import CellEvent
+    from ..bench.slurm import SlurmOptions
     from ..bench.taskset import ResolvedTask
     from ..model.bench_results import Attempt, BenchResults, CellResult
 
@@ -121,70 +124,100 @@ def _artifacts(cache: str | None, output: str | None) -> Callable[[TaskSet], Art
     return make
 
 
-@click.group("bench")
-def bench() -> None:
-    """Benchmark whether papers reproduce: task sets scored against reference intervals."""
+@dataclass(frozen=True)
+class _Execution:
+    """Where a benchmark's cells run, from the options :func:`_execution_options` adds."""
+
+    jobs: int | None
+    memory_limit: int | None
+    cache: str | None
+    #: None: the local executor.
+    slurm: SlurmOptions | None
 
 
-@bench.command("reproduce")
-@click.argument("taskset", type=click.Path(exists=True, dir_okay=False))
-@click.option("-o", "--output", "output", type=click.Path(file_okay=False),
-              help="Directory for the workspaces and results.json (default: bench-<task set id>).")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Attempts run at once (default: the number of CPU cores); GPU attempts also wait for free devices.")
-@click.option("--memory-limit", "memory_limit", type=click.IntRange(min=16), default=None, metavar="MIB",
-              help="Address-space limit of each launcher of a CPU-only attempt, MiB (RLIMIT_AS).")
-@click.option("--executor", type=click.Choice(["local", "slurm"]), default="local", show_default=True,
-              help="Run the attempts here (worker pool with GPU slots) or as Slurm job arrays (submitit; extra "
-              "'slurm'). Both keep results in OUTPUT/state: a benchmark resumes on either.")
-@click.option("--partition", help="Slurm partition of the jobs (default: the cluster's default).")
-@click.option("--account", help="Slurm account the jobs are charged to.")
-@click.option("--qos", help="Slurm quality of service of the jobs.")
-@click.option("--time", "time_min", type=click.IntRange(min=1), metavar="MIN",
-              help="Slurm time limit of each job, minutes (default: the attempt's launchers' timeouts x 1.25 + 5).")
-@click.option("--cpus", type=click.IntRange(min=1), help="CPUs per Slurm job (default 1).")
-@click.option("--mem", "mem_gb", type=click.FloatRange(min=0, min_open=True), metavar="GB",
-              help="Memory per Slurm job, GB (default: the partition's).")
-@click.option("--max-retries", "max_retries", type=click.IntRange(min=0), default=2, show_default=True,
-              help="Times an attempt whose Slurm job died (cancelled, time limit, OOM, node failure) is resubmitted.")
-@click.option("--scratch", metavar="DIR",
-              help="Node-local directory for the workspaces of Slurm jobs (default: $SLURM_TMPDIR, $TMPDIR or /tmp).")
-@click.option("--cache", "cache", type=click.Path(file_okay=False),
-              help="Where artifacts named by an OCI reference are pulled, verified and kept, once per digest "
-              "(default: OUTPUT/artifacts).")
-def reproduce_command(taskset: str, output: str | None, jobs: int | None, memory_limit: int | None,
-                      cache: str | None, executor: str, partition: str | None, account: str | None, qos: str | None,
-                      time_min: int | None, cpus: int | None, mem_gb: float | None, max_retries: int,
-                      scratch: str | None) -> None:
-    """Run each task's launcher in fresh copies of its artifact and score every attempt.
+#: The options of :func:`_execution_options`, by parameter name, in the order of --help.
+_EXECUTION_PARAMS = ("jobs", "memory_limit", "executor", "partition", "account", "qos", "time_min", "cpus", "mem_gb",
+                     "gpus", "gpu_type", "max_retries", "scratch", "cache")
 
-    Writes OUTPUT/results.json (schemas/rra-bench-results-1.0.schema.json) and prints a table.
-    Every attempt is counted: success, outside_interval, missing_value, program_failure or
-    infrastructure_failure. Finished attempts are kept in OUTPUT/state/: run the same command
-    again after an interruption and only the attempts without a result run (an attempt that was
-    killed mid-run runs again and is marked restarted).
-    """
-    from pathlib import Path
 
-    from ..bench import load_taskset, reproduce
-    from ..io.atomic import write_atomic
+def _execution_options(unit: str, memory_help: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """The options ``rra bench reproduce`` and ``rra bench run`` share (executor, Slurm settings,
+    concurrency, the OCI cache), handed to the command as one ``execution`` (:class:`_Execution`);
+    ``unit`` names a cell in the help ('attempt' or 'cell')."""
+    options = [
+        click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+                     help=f"{unit.capitalize()}s run at once (default: the number of CPU cores); GPU {unit}s also "
+                     "wait for free devices. On Slurm: jobs of one array running at once (default: no limit)."),
+        click.option("--memory-limit", "memory_limit", type=click.IntRange(min=16), default=None, metavar="MIB",
+                     help=memory_help),
+        click.option("--executor", type=click.Choice(["local", "slurm"]), default="local", show_default=True,
+                     help=f"Run the {unit}s here (worker pool with GPU slots) or as Slurm job arrays (submitit; extra "
+                     "'slurm'). Both keep results in OUTPUT/state: a benchmark resumes on either."),
+        click.option("--partition", help="Slurm partition of the jobs (overrides the task set's; default: the "
+                     "cluster's default)."),
+        click.option("--account", help="Slurm account the jobs are charged to (overrides the task set's)."),
+        click.option("--qos", help="Slurm quality of service of the jobs (overrides the task set's)."),
+        click.option("--time", "time_min", type=click.IntRange(min=1), metavar="MIN",
+                     help="Slurm time limit of each job, minutes (overrides the task set's; default: the "
+                     + ("attempt's launchers' timeouts" if unit == "attempt" else "task set's wall-clock limit")
+                     + " x 1.25 + 5)."),
+        click.option("--cpus", type=click.IntRange(min=1),
+                     help="CPUs per Slurm job (overrides the task set's; default: the most the task's launchers "
+                     "ask for, else 1)."),
+        click.option("--mem", "mem_gb", type=click.FloatRange(min=0, min_open=True), metavar="GB",
+                     help="Memory per Slurm job, GB (overrides the task set's; default: the most ram_gib the task's "
+                     "launchers ask for, else the partition's)."),
+        click.option("--gpus", type=click.IntRange(min=0),
+                     help="GPUs per Slurm job (overrides the task set's; default: the task's launchers')."),
+        click.option("--gpu-type", "gpu_type", metavar="TYPE",
+                     help="GRES type of the Slurm jobs' GPUs: --gres=gpu:TYPE:N (overrides the task set's)."),
+        click.option("--max-retries", "max_retries", type=click.IntRange(min=0), default=2, show_default=True,
+                     help=f"Times a{'n' if unit[0] in 'aeiou' else ''} {unit} whose Slurm job died (cancelled, time "
+                     "limit, OOM, node failure) is resubmitted."),
+        click.option("--scratch", metavar="DIR",
+                     help=f"Node-local directory for the {unit}s of Slurm jobs "
+                     "(default: $SLURM_TMPDIR, $TMPDIR or /tmp)."),
+        click.option("--cache", "cache", type=click.Path(file_okay=False),
+                     help="Where artifacts named by an OCI reference are pulled, verified and kept, once per digest "
+                     "(default: OUTPUT/artifacts)."),
+    ]
 
-    slurm = None
-    if executor == "slurm":
-        from ..bench.slurm import SlurmOptions
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(command)
+        def wrapper(**kwargs: Any) -> None:
+            picked = {name: kwargs.pop(name) for name in _EXECUTION_PARAMS}
+            command(execution=_execution(**picked), **kwargs)
 
-        slurm = SlurmOptions(partition=partition, account=account, qos=qos, time_min=time_min, cpus=cpus,
-                             mem_gb=mem_gb, max_retries=max_retries, scratch=scratch)
-    else:
-        given = [f"--{n}" for n, v in (("partition", partition), ("account", account), ("qos", qos),
-                                       ("time", time_min), ("cpus", cpus), ("mem", mem_gb), ("scratch", scratch))
-                 if v is not None]
+        for option in reversed(options):
+            wrapper = option(wrapper)
+        return wrapper
+
+    return decorate
+
+
+def _execution(jobs: int | None, memory_limit: int | None, executor: str, max_retries: int, cache: str | None,
+               scratch: str | None, **resources: Any) -> _Execution:
+    """The options checked together: Slurm's only with --executor slurm, --memory-limit only without."""
+    if executor != "slurm":
+        given = [f"--{name}" for name, value in (*_slurm_flags(resources), ("scratch", scratch)) if value is not None]
         if given:
             raise click.UsageError(f"{', '.join(given)}: only for --executor slurm")
-    loaded = load_taskset(taskset, artifacts=_artifacts(cache, output))
-    out = Path(output if output is not None else f"bench-{loaded.model.id}")
+        return _Execution(jobs, memory_limit, cache, None)
+    if memory_limit is not None:
+        raise click.UsageError("--memory-limit: only for --executor local (on Slurm, --mem or the task set's mem_gb)")
+    from ..bench.slurm import SlurmOptions
 
-    resumed: set[str] = set()
+    return _Execution(None, None, cache, SlurmOptions(**resources, max_retries=max_retries, scratch=scratch,
+                                                      array_parallelism=jobs))
+
+
+def _slurm_flags(resources: dict[str, Any]) -> list[tuple[str, Any]]:
+    flags = {"time_min": "time", "mem_gb": "mem", "gpu_type": "gpu-type"}
+    return [(flags.get(name, name), value) for name, value in resources.items()]
+
+
+def _on_event(resumed: set[str]) -> Callable[[CellEvent], None]:
+    """Progress of either executor on stderr; the keys of cells finished earlier go into ``resumed``."""
 
     def on_event(event: CellEvent) -> None:
         if event.kind == "resumed":
@@ -202,14 +235,47 @@ def reproduce_command(taskset: str, output: str | None, jobs: int | None, memory
         elif event.kind == "interrupted":
             click.echo(f"[{event.done}/{event.total}] {event.key}: interrupted (it runs again on resume)", err=True)
 
+    return on_event
+
+
+@click.group("bench")
+def bench() -> None:
+    """Benchmark whether papers reproduce: task sets scored against reference intervals."""
+
+
+@bench.command("reproduce")
+@click.argument("taskset", type=click.Path(exists=True, dir_okay=False))
+@click.option("-o", "--output", "output", type=click.Path(file_okay=False),
+              help="Directory for the workspaces and results.json (default: bench-<task set id>).")
+@_execution_options("attempt", "Address-space limit of each launcher of a CPU-only attempt, MiB (RLIMIT_AS).")
+def reproduce_command(taskset: str, output: str | None, execution: _Execution) -> None:
+    """Run each task's launcher in fresh copies of its artifact and score every attempt.
+
+    Writes OUTPUT/results.json (schemas/rra-bench-results-1.0.schema.json) and prints a table.
+    Every attempt is counted: success, outside_interval, missing_value, program_failure or
+    infrastructure_failure. Finished attempts are kept in OUTPUT/state/: run the same command
+    again after an interruption and only the attempts without a result run (an attempt that was
+    killed mid-run runs again and is marked restarted).
+    """
+    from pathlib import Path
+
+    from ..bench import load_taskset, reproduce
+    from ..io.atomic import write_atomic
+
+    loaded = load_taskset(taskset, artifacts=_artifacts(execution.cache, output))
+    out = Path(output if output is not None else f"bench-{loaded.model.id}")
+
+    resumed: set[str] = set()
+    on_event = _on_event(resumed)
+
     def progress(task: ResolvedTask, attempt: Attempt) -> None:
         seed = "" if attempt.seed is None else f" seed {attempt.seed}"
         key = f"{task.key}/attempt-{attempt.number}"
         done = " (finished earlier)" if key in resumed else ""
         click.echo(f"{task.key} attempt {attempt.number}{seed}: {attempt.state}{done}", err=True)
 
-    results = reproduce(loaded, out, progress, jobs=jobs, memory_limit_mib=memory_limit, on_event=on_event,
-                        slurm=slurm)
+    results = reproduce(loaded, out, progress, jobs=execution.jobs, memory_limit_mib=execution.memory_limit,
+                        on_event=on_event, slurm=execution.slurm)
     path = out / "results.json"
     write_atomic(path, (results.model_dump_json(indent=2, exclude_none=True) + "\n").encode())
     click.echo(render_table(results), nl=False)
@@ -261,15 +327,9 @@ def report_command(results: str, output: str | None, seed: int, resamples: int) 
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False),
               help="Benchmark directory: cells/<key>/ (workspace, logs, result), state/ and results.json "
               "(default: bench-<task set id>).")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Cells run at once (default: the number of CPU cores); GPU cells also wait for free devices.")
-@click.option("--memory-limit", "memory_limit", type=click.IntRange(min=16), default=None, metavar="MIB",
-              help="Address-space limit of each CPU-only cell's reproducer, MiB (ulimit -v).")
-@click.option("--cache", "cache", type=click.Path(file_okay=False),
-              help="Where artifacts named by an OCI reference are pulled, verified and kept, once per digest "
-              "(default: OUTPUT/artifacts).")
+@_execution_options("cell", "Address-space limit of each CPU-only cell's reproducer, MiB (ulimit -v).")
 def run_command(taskset: str, reproducers: tuple[str, ...], references: str | None, conditions: tuple[str, ...],
-                output: str | None, jobs: int | None, memory_limit: int | None, cache: str | None) -> None:
+                output: str | None, execution: _Execution) -> None:
     """Hand each task to each reproducer, under each condition, 'repeats' times.
 
     Each cell (task x condition x reproducer x repeat) gets a fresh workspace holding the raw code
@@ -287,35 +347,21 @@ def run_command(taskset: str, reproducers: tuple[str, ...], references: str | No
     from ..bench.taskset import with_conditions
 
     parsed = _reproducers(reproducers)
-    loaded = load_taskset(taskset, references, artifacts=_artifacts(cache, output))
+    loaded = load_taskset(taskset, references, artifacts=_artifacts(execution.cache, output))
     if conditions:
         loaded = with_conditions(loaded, conditions)
     out = Path(output if output is not None else f"bench-{loaded.model.id}")
     plan = plan_run(loaded, out, parsed)
     resumed: set[str] = set()
-
-    def on_event(event: CellEvent) -> None:
-        if event.kind == "resumed":
-            resumed.add(event.key)
-        elif event.kind == "started":
-            gpus = f" on GPU {','.join(map(str, event.devices))}" if event.devices else ""
-            again = f" (again: it was killed mid-run {event.restarted} time(s))" if event.restarted else ""
-            click.echo(f"[{event.done}/{event.total}] {event.key}: started{gpus}{again}", err=True)
-        elif event.kind == "submitted" and event.data is not None:
-            again = f" (again: its job died {event.restarted} time(s))" if event.restarted else ""
-            click.echo(f"{event.key}: submitted as Slurm job {event.data['slurm_job']}{again}", err=True)
-        elif event.kind == "requeued" and event.data is not None:
-            click.echo(f"{event.key}: {event.data['detail']}: infrastructure failure "
-                       f"({event.data['kind']}), submitting it again", err=True)
-        elif event.kind == "interrupted":
-            click.echo(f"[{event.done}/{event.total}] {event.key}: interrupted (it runs again on resume)", err=True)
+    on_event = _on_event(resumed)
 
     def progress(result: CellResult) -> None:
         value = "" if result.value is None else f" {result.value:.6g}"
         done = " (finished earlier)" if result.cell.key in resumed else ""
         click.echo(f"{result.cell.key}: {result.state}{value}{done}", err=True)
 
-    cells = run_benchmark(plan, jobs=jobs, memory_limit_mib=memory_limit, on_event=on_event, on_cell=progress)
+    cells = run_benchmark(plan, jobs=execution.jobs, memory_limit_mib=execution.memory_limit, on_event=on_event,
+                          on_cell=progress, slurm=execution.slurm)
     results = collect_results(loaded, cells, "run")
     path = plan.out / "results.json"
     _write_results(results, path)

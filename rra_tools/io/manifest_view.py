@@ -55,6 +55,8 @@ class ResourcesSpec(NamedTuple):
     timeout_s: float
     expected_runtime_s: float
     gpus: int = 0
+    cpus: int | None = None
+    ram_gib: float | None = None
 
 
 class OutputSpec(NamedTuple):
@@ -196,6 +198,8 @@ def _resources_spec(d: Mapping[str, Any]) -> ResourcesSpec:
         timeout_s=float(d["timeout_s"]),
         expected_runtime_s=float(d["expected_runtime_s"]),
         gpus=int(d.get("gpus", 0)),
+        cpus=(None if (v := d.get("cpus", None)) is None else int(v)),
+        ram_gib=(None if (v := d.get("ram_gib", None)) is None else float(v)),
     )
 
 

@@ -14,6 +14,11 @@ parts, :class:`Part`), ``repeats`` times each, within the task set's per-attempt
 ``factorial`` list of parts stands for every combination of them (2^k ablations, ``refined``
 itself among them). Each condition has a name (:func:`condition_name`), the cells' and the
 reports' key: ``raw``, ``refined``, ``refined-without-lock-guide``.
+
+Either mode may run its cells as Slurm jobs (``--executor slurm``); :class:`SlurmSettings` in the
+task set, and per task, say where and with what (docs/bench.md: the command line overrides a
+task's settings, which override the task set's, which override what the launchers' ``resources``
+in the manifest ask for).
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ from ._base import Id, RRAModel
 
 __all__ = ["CONDITION_PATTERN", "MIN_OBSERVATIONS", "PARTS", "Ablation", "AblationParts", "AttemptLimits",
            "BenchObservation", "CodeCondition", "ConditionName", "Experiment", "Paper", "Part", "RawCode", "Reproducer",
-           "Task", "TaskKey", "TaskReference", "TaskReferences", "TaskSet", "condition_name", "condition_parts"]
+           "SlurmSettings", "Task", "TaskKey", "TaskReference", "TaskReferences", "TaskSet", "condition_name",
+           "condition_parts"]
 
 #: The smallest number of reference observations a task may carry (spec/04-levels.md).
 MIN_OBSERVATIONS = 3
@@ -44,6 +50,33 @@ TaskKey = Annotated[
 ]
 
 Commit = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
+
+#: A Slurm partition, account, QOS or GRES type name (no spaces, commas or shell characters).
+SlurmName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")]
+
+
+class SlurmSettings(RRAModel):
+    """Where and with what a cell's Slurm job runs (``--executor slurm``). Every field is optional;
+    one set here overrides what the launchers' ``resources`` ask for (and a task's overrides the
+    task set's); the command line's options override both. The local executor ignores them."""
+
+    partition: SlurmName | None = Field(default=None, description="Partition (default: the cluster's default).")
+    account: SlurmName | None = Field(default=None, description="Account the jobs are charged to.")
+    qos: SlurmName | None = Field(default=None, description="Quality of service.")
+    time_min: int | None = Field(
+        default=None, ge=1, le=366 * 24 * 60,
+        description="Time limit of each job, minutes (default: from the launchers' timeout_s, or the attempt's "
+        "wall-clock limit in reproducer mode, x 1.25 + 5).")
+    cpus: int | None = Field(default=None, ge=1, le=4096,
+                             description="CPUs per job (default: the most any of the task's launchers asks for, else 1).")
+    mem_gb: float | None = Field(
+        default=None, gt=0, le=1024 * 1024,
+        description="Memory per job, GB (Slurm's G: GiB) (default: the most ram_gib any of the task's launchers asks "
+        "for, else the partition's default).")
+    gpus: int | None = Field(default=None, ge=0, le=4096,
+                             description="GPUs per job, --gres=gpu:N (default: the launchers' gpus).")
+    gpu_type: SlurmName | None = Field(
+        default=None, description="GRES type of the GPUs, --gres=gpu:TYPE:N (e.g. 'a100'; default: any).")
 
 
 class CodeCondition(str, Enum):
@@ -159,6 +192,8 @@ class Task(RRAModel):
     raw: RawCode | None = Field(
         default=None, description="The raw condition's code; default: the artifact's code.upstream (url and "
         "commit), checked out from the artifact directory when it is a git repository holding the commit.")
+    slurm: SlurmSettings | None = Field(
+        default=None, description="Slurm settings of this task's jobs; each field set overrides the task set's.")
 
 
 class Experiment(RRAModel):
@@ -227,6 +262,9 @@ class TaskSet(RRAModel):
         default_factory=list, description="Reproducers of reproducer mode; 'rra bench run --reproducer "
         "NAME=CMD' adds one or replaces the one of that name.")
     limits: AttemptLimits = Field(default_factory=AttemptLimits, description="Limits of each attempt.")
+    slurm: SlurmSettings | None = Field(
+        default=None, description="Slurm settings of every task's jobs (--executor slurm); a task's own override "
+        "them field by field.")
     papers: list[Paper] = Field(min_length=1, description="The papers; ids unique within the task set.")
 
 

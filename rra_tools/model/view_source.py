@@ -33,7 +33,7 @@ def _view() -> list[tuple[str, type[BaseModel], tuple[str, ...]]]:
     # (name of the plain class, model, the fields the run path reads), leaves first.
     return [
         ("ParameterSpec", Parameter, ("type", "default", "choices", "secret")),
-        ("ResourcesSpec", Resources, ("timeout_s", "expected_runtime_s", "gpus")),
+        ("ResourcesSpec", Resources, ("timeout_s", "expected_runtime_s", "gpus", "cpus", "ram_gib")),
         ("OutputSpec", Output, ("id", "path", "format")),
         ("LauncherSpec", Launcher, ("id", "argv", "resources", "cwd", "env", "parameters", "stochastic", "seeds",
                                     "depends_on", "outputs", "repeats", "secrets")),

@@ -44,6 +44,8 @@ class SlurmCluster:
     conf: Path
     node: str
     partition: str = "debug"
+    #: Another partition of the same node (not the default).
+    second: str = "second"
     gpus: int = GPUS
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
@@ -147,7 +149,9 @@ def _write_config(base: Path, node: str) -> Path:
         "MinJobAge=600\n"
         "SchedulerParameters=sched_interval=2\n"
         f"NodeName={node} Gres=gpu:{GPUS} CPUs={cpus} RealMemory={memory} State=UNKNOWN\n"
-        "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
+        "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n"
+        # A second partition on the same node: tests see which one a job was sent to.
+        "PartitionName=second Nodes=ALL MaxTime=INFINITE State=UP\n",
         encoding="utf-8")
     devices = [base / f"fakegpu{i}" for i in range(GPUS)]
     for device in devices:
@@ -216,7 +220,7 @@ def slurm_cluster() -> Iterator[SlurmCluster]:
                     if process.poll() is not None:
                         raise RuntimeError(f"{process.args[0]} exited with {process.returncode}:\n"
                                            f"{cluster.log_tail()}")
-                shown = cluster.command("sinfo", "-h", "-o", "%t", timeout=20)
+                shown = cluster.command("sinfo", "-h", "-p", cluster.partition, "-o", "%t", timeout=20)
                 state = shown.stdout.strip() or shown.stderr.strip()
                 if shown.returncode == 0 and state == "idle":
                     break

@@ -65,6 +65,8 @@ def test_docs_example_loads(tmp_path: Path) -> None:
     (task,) = loaded.tasks
     assert loaded.model.repeats == 3
     assert (task.key, task.launcher, task.source) == ("digits/table-1/accuracy", "train", "manifest")
+    assert loaded.model.slurm is not None and loaded.model.slurm.partition == "gpu"
+    assert task.task.slurm is not None and (task.task.slurm.time_min, task.task.slurm.mem_gb) == (240, 8)
     assert task.interval.n == 5 and not task.interval.stable
 
 

@@ -1,0 +1,128 @@
+"""``rra bench run --executor slurm`` against the real cluster on localhost
+(``tests/services/slurm.py``): reproducer-mode cells as one job array, each in node-local
+scratch and gathered into the benchmark directory, scored and audited as the local executor
+scores them; the Slurm settings of the task set, of a task and of the command line reaching the
+jobs in that order of precedence (read back from ``scontrol show job``); and a cell whose job is
+cancelled with no retry left kept as an infrastructure failure with Slurm's words.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rra_tools.bench.state import cell_digest
+from rra_tools.model.bench_results import BenchResults
+
+from ..bench_tiny import reproducer_commands, tiny_artifact, tiny_taskset
+from ..rra_cli import rra, rra_command
+from ..services.slurm import SlurmCluster
+from .test_bench_run import _own_manifest
+
+#: Generous: the suite runs on loaded two-core machines.
+TIMEOUT_S = 600
+
+#: Says it started (one character appended to the file named by its argument), then sleeps.
+SLEEPER = """import sys, time
+open(sys.argv[1], "a").write("x")
+time.sleep(60)
+"""
+
+
+def _job(cluster: SlurmCluster, job: str) -> dict[str, str]:
+    shown = cluster.command("scontrol", "show", "job", "-o", job)
+    assert shown.returncode == 0, shown.stderr
+    return dict(re.findall(r"(\w+)=(\S*)", shown.stdout))
+
+
+def _state(out: Path, key: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((out / "state" / "cells" / f"{cell_digest(key)}.json").read_text())
+    return data
+
+
+def test_cells_run_as_a_job_array_with_the_settings_in_order(slurm: SlurmCluster, tmp_path: Path) -> None:
+    tiny_artifact(tmp_path / "tiny")
+    # Task set: the second partition, 30 min, 0.5 GB; task 'var': 20 min and 2 CPUs; command line: 0.75 GB.
+    taskset, references = tiny_taskset(tmp_path, repeats=1, limits={"wall_clock_s": 120},
+                                       slurm={"partition": slurm.second, "time_min": 30, "mem_gb": 0.5})
+    data = json.loads(taskset.read_text())
+    data["papers"][0]["experiments"][0]["tasks"][0]["slurm"] = {"time_min": 20, "cpus": 2}
+    taskset.write_text(json.dumps(data))
+    honest = reproducer_commands(tmp_path, _own_manifest(tmp_path))["honest"]
+    out, scratch = tmp_path / "out", tmp_path / "scratch"
+    done = rra("bench", "run", str(taskset), "--references", str(references), "-o", str(out),
+               "--reproducer", f"honest={honest}", "--executor", "slurm", "--mem", "0.75",
+               "--scratch", str(scratch), timeout=TIMEOUT_S)
+    assert done.returncode == 0, done.stderr
+    assert "4/4 cells succeeded (100.0 %)" in done.stdout, (done.stdout, done.stderr)
+    assert "p/t1/var/raw/honest/1: submitted as Slurm job " in done.stderr
+    results = BenchResults.model_validate_json((out / "results.json").read_text())
+    assert {c.cell.key: c.state for c in results.cells} == {
+        f"p/t1/{t}/{c}/honest/1": "success" for t in ("var", "exact") for c in ("raw", "refined")}
+    for cell in results.cells:
+        # Gathered: the workspace, its submission and the run record it names are in the benchmark directory.
+        assert cell.workspace == f"cells/{cell.cell.key}/workspace"
+        assert cell.submission is not None and (out / cell.submission).is_file()
+        assert (out / "cells" / cell.cell.key / "result.json").is_file()
+        assert (out / "cells" / cell.cell.key / "attempt.json").is_file()
+        assert list((out / cell.workspace / "runs" / "emit").glob("*/record.json"))
+    assert list(scratch.iterdir()) == []  # scratch cleaned after gathering
+    assert not list((out / "state" / "started").iterdir())
+    # One array per set of resources: the two tasks differ (time, CPUs), so two arrays of two.
+    jobs = {c.cell.key: str(_state(out, c.cell.key)["slurm"]["job"]) for c in results.cells}
+    arrays: dict[str, set[str]] = {"var": set(), "exact": set()}
+    for key, job in jobs.items():
+        arrays[key.split("/")[2]].add(job.split("_")[0])
+    assert all(len(ids) == 1 for ids in arrays.values()) and arrays["var"] != arrays["exact"], jobs
+    for key, job in jobs.items():
+        shown = _job(slurm, job)
+        task = key.split("/")[2]
+        # task > task set (time, CPUs); command line > task set (memory); task set > default (partition).
+        assert shown["Partition"] == slurm.second, shown
+        assert shown["TimeLimit"] == ("00:20:00" if task == "var" else "00:30:00"), shown
+        assert shown["NumCPUs"] == ("2" if task == "var" else "1"), shown
+        assert shown["MinMemoryNode"] == "768M", shown
+
+
+def test_a_cancelled_cell_with_no_retry_left_is_an_infrastructure_failure(slurm: SlurmCluster,
+                                                                          tmp_path: Path) -> None:
+    tiny_artifact(tmp_path / "tiny")
+    taskset, references = tiny_taskset(tmp_path, repeats=1, conditions=["refined"],
+                                       limits={"wall_clock_s": 300})
+    script = tmp_path / "sleeper.py"
+    script.write_text(SLEEPER, encoding="utf-8")
+    out, started = tmp_path / "out", tmp_path / "started"
+    proc = subprocess.Popen([*rra_command(), "bench", "run", str(taskset), "--references", str(references),
+                             "-o", str(out), "--reproducer", f"sleeper={sys.executable} {script} {started}",
+                             "--executor", "slurm", "--max-retries", "0", "--partition", slurm.partition],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    key = "p/t1/var/refined/sleeper/1"
+    deadline = time.monotonic() + 300
+    while len(started.read_text() if started.exists() else "") < 2:
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            pytest.fail(f"the reproducers did not start: {proc.communicate()}")
+        time.sleep(0.2)
+    job = json.loads((out / "state" / "started" / f"{cell_digest(key)}.json").read_text())["slurm_job"]
+    assert slurm.command("scancel", job).returncode == 0
+    other = json.loads((out / "state" / "started" / f"{cell_digest('p/t1/exact/refined/sleeper/1')}.json")
+                       .read_text())["slurm_job"]
+    assert slurm.command("scancel", other).returncode == 0
+    stdout, stderr = proc.communicate(timeout=TIMEOUT_S)
+    assert proc.returncode == 0, stderr
+    results = BenchResults.model_validate_json((out / "results.json").read_text())
+    cell = next(c for c in results.cells if c.cell.key == key)
+    assert (cell.state, cell.infrastructure) == ("infrastructure_failure", "interrupted"), (stdout, stderr)
+    assert cell.detail is not None and cell.detail.startswith(f"cancelled: Slurm job {job} ended CANCELLED (")
+    assert cell.detail.endswith("without a result; given up after 1 job(s)")
+    assert "infrastructure failures (2):" in stdout
+    # The cell's own result file says the same as the results.
+    kept = json.loads((out / "cells" / key / "result.json").read_text())
+    assert kept["state"] == "infrastructure_failure" and kept["detail"] == cell.detail
