@@ -65,7 +65,7 @@ from .state import (
 )
 
 __all__ = ["DEAD_STATES", "JobResources", "Runner", "SlurmOptions", "classify", "execute_slurm", "launcher_resources",
-           "overridden", "parse_indices", "slurm_gpus"]
+           "max_array_size", "overridden", "parse_indices", "slurm_gpus"]
 
 C = TypeVar("C", bound=Cell)
 
@@ -228,6 +228,14 @@ def classify(job_id: str, run: Runner | None = None) -> tuple[str, str, str]:
     return fields["JobState"], "scontrol", f"reason {fields.get('Reason', '?')}, exit code {fields.get('ExitCode', '?')}"
 
 
+def max_array_size(run: Runner | None = None) -> int:
+    """The most tasks one job array may hold on this cluster: its ``MaxArraySize`` (Slurm's
+    default 1001 allows indices 0 to 1000), or 1001 when ``scontrol show config`` does not say."""
+    status, out, _ = (run or _run)(["scontrol", "show", "config"])
+    m = re.search(r"^MaxArraySize\s*=\s*([0-9]+)", out, flags=re.M)
+    return max(1, int(m.group(1))) if status == 0 and m else 1001
+
+
 def _queue() -> dict[str, str] | None:
     """State of every job of the queue (array tasks one by one), by job id; None when squeue
     cannot be asked (a passing controller hiccup: ask again later)."""
@@ -343,6 +351,7 @@ def execute_slurm(cells: Sequence[C], run_one: Callable[[C, CellSlot], CellResul
             progress(event)
 
     payload: Path | None = None
+    largest: int | None = None
 
     def need(cell: C) -> JobResources:
         return overridden(resources(cell) if resources is not None else JobResources(gpus=cell.gpus), opts)
@@ -351,11 +360,17 @@ def execute_slurm(cells: Sequence[C], run_one: Callable[[C, CellSlot], CellResul
         nonlocal payload
         if payload is None:
             payload = _write_payload(state_dir, run_one, cells)
+        nonlocal largest
+        if largest is None:
+            largest = max_array_size()
         groups: dict[JobResources, list[C]] = {}
         for cell in batch:
             groups.setdefault(need(cell), []).append(cell)
+        # An array holds at most MaxArraySize tasks (indices 0 .. MaxArraySize - 1).
+        chunks = [(res, group[i:i + largest]) for res, group in groups.items()
+                  for i in range(0, len(group), largest)]
         tracked: dict[str, _Tracked[C]] = {}
-        for res, group in groups.items():
+        for res, group in chunks:
             # One folder for every job (not one per job: 1,000 directories cost a second).
             executor = submitit.AutoExecutor(folder=str(state_dir / "slurm"), cluster="slurm")
             params: dict[str, Any] = {"timeout_min": res.time_min, "cpus_per_task": res.cpus,

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from rra_tools.bench.slurm import DEAD_STATES, Runner, classify
+from rra_tools.bench.slurm import DEAD_STATES, Runner, max_array_size, classify
 
 #: What the test cluster's sacct says (captured on slurm-wlm 22.05 without slurmdbd).
 NO_ACCOUNTING = (1, "", "Slurm accounting storage is disabled\n")
@@ -90,3 +90,12 @@ def test_a_job_nobody_knows_is_unknown() -> None:
     run, _ = _runner(NO_ACCOUNTING, (1, "", "slurm_load_jobs error: Invalid job id specified\n"))
     assert classify("12_3", run) == ("UNKNOWN", "scontrol", "slurm_load_jobs error: Invalid job id specified")
     assert DEAD_STATES.get("UNKNOWN") is None  # the executor calls it 'lost'
+
+
+def test_the_largest_array_is_read_from_the_cluster() -> None:
+    # 'scontrol show config' lines as slurm-wlm 22.05 prints them; an array of 1,008 cells is
+    # split into arrays of at most this many tasks (the benchmark submits 1,008 for real).
+    shown = "MaxArraySize            = 1001\nMaxJobCount             = 10000\n"
+    assert max_array_size(lambda argv: (0, shown, "")) == 1001
+    assert max_array_size(lambda argv: (0, "MaxArraySize = 40\n", "")) == 40
+    assert max_array_size(lambda argv: (1, "", "scontrol: error: ...")) == 1001
