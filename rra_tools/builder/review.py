@@ -48,6 +48,7 @@ from ..errors import ExitStatus, RRAError
 from ..intervals import acceptance_interval, aggregate
 from ..io.artifact import Artifact, load_artifact
 from ..io.atomic import write_atomic
+from ..io.schemas import compiled_is_valid
 from ..run.records import utc_stamp
 from ..run.results import ClaimResult, Key, claim_values, collect_results, latest_successful
 from ..validate.api import validate_path
@@ -244,6 +245,10 @@ def _sigint_held() -> Iterator[None]:
 def _review(artifact_dir: Path, options: ReviewOptions, say: Callable[[str], None], state: _State) -> dict[str, Any]:
     started = _now()
     artifact = load_artifact(artifact_dir)
+    # Two validations follow (the author's artifact here, the review's copy for its levels):
+    # with the compiled schema validator loaded first, the schema layer answers a valid manifest
+    # without importing jsonschema (17 ms of CPU instead of 57 ms, see docs/performance.md).
+    compiled_is_valid(artifact.data)
     # The author's evidence as it is before the review adds anything to the artifact (when
     # evidence.run_records is the root itself, the review's records would be under it).
     validation = validate_path(artifact.root)

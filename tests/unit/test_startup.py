@@ -150,3 +150,36 @@ def test_rra_help_lists_every_command() -> None:
     names = [line.split()[0] for line in listed.splitlines() if line.startswith("  ") and not line.startswith("   ")]
     assert set(COMMANDS) | {"validate", "rules", "explain", "conformance"} == set(names)
     assert names == sorted(names)
+
+
+REVIEW = """
+import json, sys
+from rra_tools.cli.main import main
+try:
+    main(["review", "--no-run", "-o", sys.argv[2], sys.argv[1]])
+except SystemExit as exit:
+    code = exit.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+
+def test_review_of_a_valid_manifest_imports_neither_pydantic_nor_jsonschema(tmp_path: Path) -> None:
+    # The report is built as plain data (pydantic: about 0.3 s); the compiled schema validator,
+    # loaded first, answers for a valid manifest (jsonschema: 57 ms against 17 ms). The second
+    # review is the one probed: the first fills the checked-manifest cache, after which loading
+    # the artifact no longer loads the compiled validator by itself.
+    import os
+    import shutil
+
+    art = tmp_path / "art"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "review" / "score", art)
+    env = {**os.environ, "RRA_CACHE_DIR": str(tmp_path / "cache")}
+    for name in ("first", "second"):
+        proc = subprocess.run([sys.executable, "-c", REVIEW, str(art), str(tmp_path / name)], capture_output=True,
+                              text=True, check=False, env=env)
+    probe = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert probe["code"] == 1, proc.stderr  # not run: the review cannot pass
+    assert (tmp_path / "second" / "review.json").is_file()
+    loaded = set(probe["modules"])
+    assert "jsonschema_rs" in loaded
+    assert not {"pydantic", "jsonschema"} & loaded, sorted({"pydantic", "jsonschema"} & loaded)
