@@ -243,6 +243,62 @@ def bench() -> None:
     """Benchmark whether papers reproduce: task sets scored against reference intervals."""
 
 
+def _check_first(taskset: str, references: str | None) -> None:
+    """The task set checked as 'rra bench check' checks it; its errors (all of them, located) are
+    printed and stop the command before anything starts (BenchError: exit status 2). Warnings
+    and information are left to 'rra bench check'."""
+    from ..bench.errors import BenchError
+    from ..validate.diagnostics import Severity
+    from ..validate.reporters import render
+    from ..validate.result import ValidationReport
+    from ..validate.taskset import check_taskset
+
+    result = check_taskset(taskset, references)
+    result.diagnostics = [d for d in result.diagnostics if d.severity == Severity.ERROR]
+    if result.diagnostics:
+        click.echo(render(ValidationReport([result]), "text"), err=True, nl=False)
+        raise BenchError(f"task set {taskset!r} has {len(result.diagnostics)} error(s); 'rra bench check' lists them")
+
+
+@bench.command("check")
+@click.argument("taskset", type=click.Path(dir_okay=False))
+@click.option("--references", type=click.Path(dir_okay=False),
+              help="The private references file, checked with the task set.")
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
+              show_default=True, help="Output format, as 'rra validate' writes it.")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="Write the report here.")
+@click.option("--fail-on", "fail_on", type=click.Choice(["error", "warning", "info"]), default="error",
+              show_default=True, help="Lowest severity that makes the exit status 1.")
+def check_command(taskset: str, references: str | None, fmt: str, output: str | None, fail_on: str) -> None:
+    """Check a task set without running anything: its schema, its ids, each task against its
+    artifact (the artifact loads, the claim exists, at least 3 reference observations, 5 as the
+    norm, each with provenance), its limits, and the private references file (RRA900-RRA999,
+    'rra rules'). Artifacts named by an OCI reference are not pulled.
+
+    Exit status: 0 clean (nothing at or above --fail-on), 1 findings, 2 the task set cannot be
+    read. 'rra bench run', 'reproduce' and 'score' make this check before they start.
+    """
+    import sys
+    from pathlib import Path
+
+    from ..errors import ExitStatus
+    from ..validate.diagnostics import Severity
+    from ..validate.reporters import render
+    from ..validate.result import ValidationReport
+    from ..validate.taskset import check_taskset
+
+    report = ValidationReport([check_taskset(taskset, references)])
+    text = render(report, fmt)
+    if output is not None:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
+    if report.any_unreadable:
+        sys.exit(ExitStatus.USAGE)
+    sys.exit(ExitStatus.FINDINGS if report.fails(Severity.parse(fail_on)) else ExitStatus.OK)
+
+
+
 @bench.command("reproduce")
 @click.argument("taskset", type=click.Path(exists=True, dir_okay=False))
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False),
@@ -262,6 +318,7 @@ def reproduce_command(taskset: str, output: str | None, execution: _Execution) -
     from ..bench import load_taskset, reproduce
     from ..io.atomic import write_atomic
 
+    _check_first(taskset, None)
     loaded = load_taskset(taskset, artifacts=_artifacts(execution.cache, output))
     out = Path(output if output is not None else f"bench-{loaded.model.id}")
 
@@ -347,6 +404,7 @@ def run_command(taskset: str, reproducers: tuple[str, ...], references: str | No
     from ..bench.taskset import with_conditions
 
     parsed = _reproducers(reproducers)
+    _check_first(taskset, references)
     loaded = load_taskset(taskset, references, artifacts=_artifacts(execution.cache, output))
     if conditions:
         loaded = with_conditions(loaded, conditions)
@@ -394,6 +452,7 @@ def score_command(taskset: str, submissions: tuple[str, ...], references: str | 
 
     from ..bench.taskset import with_conditions
 
+    _check_first(taskset, references)
     loaded = load_taskset(taskset, references, artifacts=_artifacts(cache, None))
     condition = with_conditions(loaded, [condition]).conditions[0]
 

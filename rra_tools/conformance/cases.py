@@ -74,6 +74,10 @@ def load_suite(suite: Path) -> list[LoadedCase]:
                 raise CaseError(f"{rel}: case {case.id!r} has a patch but no base")
             if case.layout is not None and case.base is None and case.manifest is None:
                 raise CaseError(f"{rel}: case {case.id!r} packs an artifact (layout) and must give base or manifest")
+            if case.references is not None and case.taskset is None:
+                raise CaseError(f"{rel}: case {case.id!r} gives references but no taskset")
+            if case.taskset is not None and case.layout is not None:
+                raise CaseError(f"{rel}: case {case.id!r} gives both a taskset and a layout")
             loaded.append(LoadedCase(case, rel))
     return loaded
 

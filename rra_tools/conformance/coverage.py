@@ -18,6 +18,7 @@ __all__ = ["CLASS_TAGS", "FEATURE_TAGS", "NOT_EXPRESSIBLE", "PINNED_SECTIONS", "
 FEATURE_TAGS = {
     "config": "validator configuration (spec/01-overview.md#validator-configuration)",
     "packaging": "the reader class of spec/05-packaging.md: packed artifacts in an OCI image layout",
+    "taskset": "the task-set checker of spec/07-task-sets.md: benchmark task sets and their references files",
 }
 
 #: Every case carries exactly one of these: the class its result is judged in.

@@ -2,7 +2,9 @@
 
 Protocol for an implementation given as a command (conformance/v1.0/README.md): it is run as
 ``CMD... TARGET`` (or with ``{path}`` in CMD replaced by TARGET), where TARGET is the artifact
-directory, or ``oci-layout:DIR`` (``oci-layout:DIR:REF``) for a packed-artifact case. It must
+directory, ``oci-layout:DIR`` (``oci-layout:DIR:REF``) for a packed-artifact case, or
+``taskset:PATH`` for a task-set case (PATH is ``taskset.json``; a ``references.json`` beside it is
+the private references file to check with it). It must
 exit 0 when the artifact is valid, 1 when invalid and 2 when the input cannot be read (counted
 as invalid), and print JSON on standard output: either ``{"verdict": "valid"|"invalid",
 "codes": [...]}`` or an RRA validation report (``rra validate --format json``). Any other exit
@@ -35,6 +37,8 @@ __all__ = ["Implementation", "Outcome", "Reported", "command_impl", "in_process_
 
 #: How a case's artifact is named to an implementation: a directory, or ``oci-layout:...``.
 LAYOUT_SCHEME = "oci-layout:"
+#: How a task-set case is named to an implementation: ``taskset:`` and the task set's path.
+TASKSET_SCHEME = "taskset:"
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,14 @@ def in_process_impl(target: str) -> Reported:
     from ..validate.config import Config, ConfigError, load_config
     from ..validate.diagnostics import Severity
 
+    if target.startswith(TASKSET_SCHEME):
+        from ..validate.taskset import check_taskset
+
+        path = Path(target.removeprefix(TASKSET_SCHEME))
+        references = path.with_name("references.json")
+        checked = check_taskset(path, references if references.is_file() else None)
+        found = frozenset(d.code for d in checked.diagnostics if d.severity >= Severity.WARNING)
+        return Reported("valid" if checked.valid else "invalid", found)
     config = Config()
     if not target.startswith(LAYOUT_SCHEME):
         config_file = Path(target) / ".rra.toml"
@@ -142,10 +154,18 @@ def command_impl(command: str, timeout: float = 60.0) -> Implementation:
 
 def prepare(suite: Path, loaded: LoadedCase, dest: Path) -> str:
     """Materialise the case under the new directory ``dest``; return the target an
-    implementation is run on: the artifact directory, or ``oci-layout:DIR[:REF]`` for a
-    packaging case (the artifact is then written to ``dest/artifact`` and packed into
+    implementation is run on: the artifact directory, ``taskset:PATH`` for a task-set case (the
+    task set, and its references file, written into the artifact directory), or
+    ``oci-layout:DIR[:REF]`` for a packaging case (the artifact is then written to ``dest/artifact`` and packed into
     ``dest/layout``)."""
     layout = loaded.case.layout
+    if loaded.case.taskset is not None:
+        artifact = materialise(suite, loaded, dest)
+        for name, document in (("taskset.json", loaded.case.taskset), ("references.json", loaded.case.references)):
+            if document is not None:
+                (artifact / name).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n",
+                                             encoding="utf-8")
+        return f"{TASKSET_SCHEME}{artifact / 'taskset.json'}"
     if layout is None:
         return str(materialise(suite, loaded, dest))
     artifact = materialise(suite, loaded, dest / "artifact")

@@ -135,6 +135,15 @@ class Case(RRAModel):
         default=None, description="Pack the artifact into an OCI image layout and run the implementation on "
         "'oci-layout:DIR' (packaging cases; see the suite README)."
     )
+    taskset: dict[str, Any] | None = Field(
+        default=None, description="A benchmark task set (spec/07-task-sets.md), written as taskset.json into the "
+        "artifact directory; the implementation checks it, as 'taskset:PATH' (task-set cases; its tasks name the "
+        "case's artifact as '.')."
+    )
+    references: dict[str, Any] | None = Field(
+        default=None, description="The task set's private references file, written as references.json beside "
+        "taskset.json and checked with it (only with taskset)."
+    )
     expect: Expectation
 
 

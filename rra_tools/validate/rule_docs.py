@@ -20,7 +20,9 @@ and the packed-artifact check). Each file is a table per code::
 A new rule therefore touches its check, its catalog entry (:mod:`.catalog`: name, severity,
 section) and the TOML file beside the check, plus its conformance cases. A file added to
 ``rules/`` is read without registration. The codes of ``rra env check`` (``ENV_RULES``) take
-documentation the same way (a ``console`` example); their pages show it when present.
+documentation the same way (a ``console`` example); their pages show it when present. The codes
+of ``rra bench check`` (``TASKSET_RULES``) are documented in ``rules/taskset.toml``: each example
+is a whole task set (with the artifact of the base manifest beside it), run by a test.
 
 Examples are executable. ``BASE_MANIFEST`` is a small but complete manifest that validates
 with no finding when written with ``BASE_FILES`` into a directory. A rule's ``example`` is a
@@ -43,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .catalog import ENV_RULES, RULES, Rule
+from .catalog import ENV_RULES, RULES, TASKSET_RULES, Rule
 
 __all__ = [
     "BASE_FILES",
@@ -57,6 +59,8 @@ __all__ = [
     "merge_manifest",
     "rule_doc",
     "rule_page",
+    "taskset_code_page",
+    "taskset_codes_table",
 ]
 
 #: The folder of the rules' documentation files (``*.toml``), beside the rule modules.
@@ -118,7 +122,7 @@ def _read(path: Path) -> dict[str, RuleDoc]:
     docs = {}
     for code, entry in data.items():
         where = f"{path.name}: [{code}]"
-        if code not in RULES and code not in ENV_RULES:
+        if code not in RULES and code not in ENV_RULES and code not in TASKSET_RULES:
             raise ValueError(f"{where} documents no code of the catalog")
         if not isinstance(entry, dict):
             raise ValueError(f"{where} is not a table")
@@ -422,6 +426,11 @@ def index_page() -> str:
         "RRA700 – RRA799 are the environment range: `rra env check` reports them about the machine it runs "
         "on, and `rra validate` never does.", "",
         env_codes_table().replace("](rules/", "]("),
+        "## Codes of `rra bench check`", "",
+        "RRA900 – RRA999 are the task-set range: `rra bench check` reports them about a benchmark's task set "
+        "(and its private references file), and `rra bench run`, `reproduce` and `score` check the task set "
+        "the same way before they start; `rra validate` never does.", "",
+        taskset_codes_table().replace("](rules/", "]("),
         "## The example manifest", "",
         "Each page's example replaces top-level sections of this manifest, which has no finding when the "
         "files below are next to it. A test runs every example and every fix through the validator.", "",
@@ -458,6 +467,36 @@ def env_code_page(code: str, doc: RuleDoc | None = None) -> str:
         "- Reported by: `rra env check`",
         "", _ENV_NOTE, *sections, "",
     ])
+
+
+_TASKSET_NOTE = ("Reported by `rra bench check`, which checks a benchmark's task set, its tasks against their "
+                 "artifacts and its private references file (see [spec/07-task-sets.md](../../spec/07-task-sets.md)); "
+                 "`rra bench run`, `reproduce` and `score` make the same check before they start. It is not a rule "
+                 "of `rra validate`, so it cannot be selected or ignored there.")
+
+
+def taskset_code_page(code: str, doc: RuleDoc | None = None) -> str:
+    """The Markdown page of the task-set code ``code`` of ``rra bench check`` (KeyError if unknown
+    or undocumented)."""
+    rule = TASKSET_RULES[code]
+    doc = doc or rule_doc(code)
+    return "\n".join([
+        f"# {rule.code} — {rule.name}", "",
+        rule.summary, "",
+        f"- Default severity: {rule.severity.label}",
+        "- Reported by: `rra bench check` (and before `rra bench run`, `reproduce`, `score`)",
+        f"- Specification: [{rule.section}](../../{rule.section})",
+        "", _TASKSET_NOTE, "", *_doc_sections(doc), "",
+    ])
+
+
+def taskset_codes_table() -> str:
+    """The table of ``rra bench check``'s codes (in the rules index and spec/07-task-sets.md)."""
+    lines = ["| Code | Name | Severity | Meaning |", "|---|---|---|---|"]
+    for code in sorted(TASKSET_RULES):
+        rule = TASKSET_RULES[code]
+        lines.append(f"| [{code}](rules/{code}.md) | {rule.name} | {rule.severity.label} | {_cell(rule.summary)} |")
+    return "\n".join(lines) + "\n"
 
 
 def env_codes_table() -> str:
@@ -498,13 +537,16 @@ def catalog_table(spec: Path) -> str:
     reports it, the version that added it and the section of the specification (in the folder
     ``spec``) it enforces. ValueError when a section names no heading there."""
     lines = ["| Code | Name | Default severity | Reported by | Added | Section |", "|---|---|---|---|---|---|"]
-    for code in sorted({*RULES, *ENV_RULES}):
+    for code in sorted({*RULES, *ENV_RULES, *TASKSET_RULES}):
         if code in RULES:
             rule = RULES[code]
             row = (rule.name, rule.severity.label, _checked_by(rule), rule.added, rule.section)
-        else:
+        elif code in ENV_RULES:
             env = ENV_RULES[code]
             row = (env.name, env.severity.label, "environment check", "1.0", env.section)
+        else:
+            task = TASKSET_RULES[code]
+            row = (task.name, task.severity.label, "task-set check", "1.1", task.section)
         name, severity, who, added, section = row
         link = f"[{_section_title(section, spec)}]({section.removeprefix('spec/')})"
         lines.append(f"| `{code}` | {name} | {severity} | {who} | {added} | {link} |")
@@ -513,7 +555,7 @@ def catalog_table(spec: Path) -> str:
 
 def generated_rule_pages() -> dict[str, str]:
     """Each file of ``docs/rules/`` (name -> Markdown): ``README.md``, one ``<CODE>.md`` per rule,
-    and one per code of ``rra env check``."""
+    one per code of ``rra env check`` and one per code of ``rra bench check``."""
     docs = load_docs()
     missing = sorted(set(RULES) - set(docs))
     if missing:
@@ -524,4 +566,9 @@ def generated_rule_pages() -> dict[str, str]:
         pages[f"{code}.md"] = rule_page(code, docs[code])
     for code in sorted(ENV_RULES):
         pages[f"{code}.md"] = env_code_page(code, docs.get(code))
+    missing = sorted(set(TASKSET_RULES) - set(docs))
+    if missing:
+        raise ValueError(f"no documentation for {', '.join(missing)}: add it to {DOCS_DIR / 'taskset.toml'}")
+    for code in sorted(TASKSET_RULES):
+        pages[f"{code}.md"] = taskset_code_page(code, docs[code])
     return pages

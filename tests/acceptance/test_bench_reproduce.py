@@ -147,14 +147,16 @@ def test_usage_errors_name_the_task(tmp_path: Path) -> None:
                                 "papers": [{"id": "p", "experiments": [{"id": "e", "tasks": [task]}]}]}))
     proc = rra("bench", "reproduce", str(path), "-o", str(tmp_path / "out"))
     assert proc.returncode == 2
-    assert proc.stderr.startswith("error: task p/e/t: artifact 'shell' has no claim 'nope' "
-                                  "(it has 'score', 'absent', 'broken', 'late')")
+    # The task-set check runs first (as 'rra bench check'): every error, located.
+    assert proc.stderr.startswith(f"{path}:1:")
+    assert ("error[RRA904] task 'p/e/t': artifact 'shell' has no claim 'nope' (it has 'score', 'absent', 'broken', "
+            "'late')\n") in proc.stderr
     task.update(claim="score", reference=observations(0.5, 0.5))
     path.write_text(json.dumps({"bench_version": "1.0", "id": "x",
                                 "papers": [{"id": "p", "experiments": [{"id": "e", "tasks": [task]}]}]}))
     proc = rra("bench", "reproduce", str(path), "-o", str(tmp_path / "out"))
     assert proc.returncode == 2
     assert "error: task set " in proc.stderr
-    assert "is invalid at /papers/0/experiments/0/tasks/0/reference: List should have at least 3 items" \
+    assert "error[RRA901] at /papers/0/experiments/0/tasks/0/reference: List should have at least 3 items" \
         in proc.stderr
     assert not (tmp_path / "out").exists()

@@ -203,8 +203,9 @@ def test_usage_errors(tmp_path: Path) -> None:
     other.write_text(json.dumps({**json.loads(references.read_text()), "taskset": "other"}))
     proc = rra("bench", "run", str(taskset), "--references", str(other), "--reproducer", "a=true")
     assert proc.returncode == 2
-    assert proc.stderr.startswith(f"error: references file {str(other)!r} belongs to task set 'other', "
-                                  "not 'tiny-bench'")
+    # The task-set check runs first (as 'rra bench check'): the references file's error, located.
+    assert proc.stderr.startswith(f"{other}:1:37: error[RRA912] the references file belongs to task set 'other', "
+                                  "not 'tiny-bench'\n")
 
 
 def test_killed_benchmark_resumes_and_stops_what_it_left(tmp_path: Path) -> None:

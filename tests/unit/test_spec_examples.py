@@ -7,7 +7,10 @@ Each fenced ```yaml block in spec/*.md starts with a marker line saying what it 
 * ``# rra: fragment <DefName>`` -- one object of the manifest; it is valid against the schema's
   ``$defs/<DefName>``;
 * ``# rra: invalid RRA123[,RRA456]`` -- a complete manifest whose diagnostics have exactly these
-  codes.
+  codes;
+* ``# rra: taskset`` / ``# rra: references`` -- a benchmark task set (part 7) or its private
+  references file; it is valid against schemas/rra-taskset-1.0.schema.json or
+  schemas/rra-bench-references-1.0.schema.json.
 
 A block without a marker fails: an example nobody checks is an example that rots. Fenced ```json
 blocks (run records) must parse, and a run record must carry the fields validators read.
@@ -39,7 +42,7 @@ SCHEMA = REPO / "schemas" / f"rra-manifest-{SPEC_VERSION}.schema.json"
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\s]*)[^`]*$")
 _MARKER = re.compile(
     r"^#\s*rra:\s*(?:(?P<manifest>manifest)|fragment\s+(?P<fragment>[A-Za-z][A-Za-z0-9_]*)"
-    r"|invalid\s+(?P<invalid>RRA\d{3}(?:\s*,\s*RRA\d{3})*))\s*$"
+    r"|invalid\s+(?P<invalid>RRA\d{3}(?:\s*,\s*RRA\d{3})*)|(?P<taskset>taskset|references))\s*$"
 )
 _YAML_INFO = {"yaml", "yml"}
 
@@ -116,7 +119,7 @@ def _block_id(block: Block) -> str:
     kind = _MARKER.match(block.marker)
     label = "unmarked"
     if kind is not None:
-        label = "manifest" if kind["manifest"] else (
+        label = "manifest" if kind["manifest"] else kind["taskset"] or (
             f"fragment-{kind['fragment']}" if kind["fragment"] else "invalid-" + re.sub(r"\s", "", kind["invalid"]))
     return f"{block.file.stem}#{block.index}-L{block.line}-{label}"
 
@@ -148,7 +151,12 @@ def test_spec_example(block: Block) -> None:
         f"{block.where}: the YAML block's first line is {block.marker!r}; it must be a marker: "
         "'# rra: manifest', '# rra: fragment <DefName>' or '# rra: invalid RRA123[,RRA456]'"
     )
-    if kind["manifest"]:
+    if kind["taskset"]:
+        name = "taskset" if kind["taskset"] == "taskset" else "bench-references"
+        schema = json.loads((REPO / "schemas" / f"rra-{name}-1.0.schema.json").read_text(encoding="utf-8"))
+        errors = list(Draft202012Validator(schema).iter_errors(parse_document(block.text).data))
+        assert not errors, f"{block.where}: not a valid {name}: " + "; ".join(e.message for e in errors)
+    elif kind["manifest"]:
         diagnostics = _diagnostics(block)
         assert not diagnostics, f"{block.where}: the example manifest is not clean:\n{_describe(diagnostics)}"
     elif kind["invalid"]:
@@ -234,7 +242,9 @@ def anchors(file: Path) -> set[str]:
 
 def _catalog_links() -> list[tuple[str, str, str]]:
     links = []
-    for rule in RULES.values():
+    from rra_tools.validate.catalog import TASKSET_RULES
+
+    for rule in [*RULES.values(), *TASKSET_RULES.values()]:
         file, _, anchor = rule.section.partition("#")
         links.append((rule.code, file, anchor))
     return links
@@ -256,7 +266,8 @@ def test_documented_anchor_exists(file: str, anchor: str) -> None:
 
 
 # Through the real command: what a reader who pipes an example into ``rra validate -`` sees.
-_CHECKED = [b for b in BLOCKS if (m := _MARKER.match(b.marker)) is not None and not m["fragment"]]
+_CHECKED = [b for b in BLOCKS if (m := _MARKER.match(b.marker)) is not None and not m["fragment"]
+            and not m["taskset"]]
 
 
 def _expected_codes(block: Block) -> set[str]:
