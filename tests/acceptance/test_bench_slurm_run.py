@@ -2,14 +2,16 @@
 (``tests/services/slurm.py``): reproducer-mode cells as one job array, each in node-local
 scratch and gathered into the benchmark directory, scored and audited as the local executor
 scores them; the Slurm settings of the task set, of a task and of the command line reaching the
-jobs in that order of precedence (read back from ``scontrol show job``); and a cell whose job is
-cancelled with no retry left kept as an infrastructure failure with Slurm's words.
+jobs in that order of precedence (read back from ``scontrol show job``); a cell whose job is
+cancelled with no retry left kept as an infrastructure failure with Slurm's words; and a local
+run killed with SIGKILL finished on Slurm, with the GPU Slurm allocated handed to the reproducer.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -126,3 +128,78 @@ def test_a_cancelled_cell_with_no_retry_left_is_an_infrastructure_failure(slurm:
     # The cell's own result file says the same as the results.
     kept = json.loads((out / "cells" / key / "result.json").read_text())
     assert kept["state"] == "infrastructure_failure" and kept["detail"] == cell.detail
+
+
+#: Logs 'start|end KEY CUDA_VISIBLE_DEVICES PID' ('-' for no devices) to the file named by its
+#: argument around a sleep: 60 s for the second cell started without GPUs (the local run's, which
+#: the test kills mid-way), 1 s otherwise; then submits the paper's value (no evidence: the
+#: auditor calls it hard-coded; any final state will do here).
+COUNTER = """import json, os, sys, time
+key = "/".join([os.environ["RRA_BENCH_TASK_KEY"], os.environ["RRA_BENCH_CONDITION"], os.environ["RRA_BENCH_REPEAT"]])
+gpus = os.environ.get("CUDA_VISIBLE_DEVICES") or "-"
+def say(what):
+    open(sys.argv[1], "a").write(f"{what} {key} {gpus} {os.getpid()}\\n")
+second = gpus == "-" and os.path.exists(sys.argv[1])
+say("start")
+time.sleep(60 if second else 1)
+json.dump({"submission_version": "1.0", "values": [{"task": os.environ["RRA_BENCH_TASK_KEY"], "value": 0.8125}]},
+          open(os.environ["RRA_BENCH_SUBMISSION"], "w"))
+say("end")
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _lines(path: Path) -> list[list[str]]:
+    return [line.split() for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_a_local_run_killed_mid_way_is_finished_on_slurm_with_its_gpus(slurm: SlurmCluster, tmp_path: Path) -> None:
+    tiny_artifact(tmp_path / "tiny")
+    # The task set asks for one GPU per job (the tiny launcher needs none): a Slurm-only setting.
+    taskset, references = tiny_taskset(tmp_path, repeats=1, conditions=["refined"], limits={"wall_clock_s": 300},
+                                       slurm={"gpus": 1})
+    script, log = tmp_path / "counter.py", tmp_path / "counter.log"
+    script.write_text(COUNTER, encoding="utf-8")
+    out = tmp_path / "out"
+    args = ["bench", "run", str(taskset), "--references", str(references), "-o", str(out),
+            "--reproducer", f"counter={sys.executable} {script} {log}"]
+    proc = subprocess.Popen([*rra_command(), *args, "-j", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 300
+    while not (sum(w[0] == "end" for w in _lines(log)) == 1 and sum(w[0] == "start" for w in _lines(log)) == 2):
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            pytest.fail(f"the local run did not finish one cell and start the next: {proc.communicate()}")
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    first, second = (w[1] for w in _lines(log) if w[0] == "start")
+    assert all(w[2] == "-" for w in _lines(log))  # locally: no GPU (the Slurm setting is not the local executor's)
+
+    done = rra(*args, "--executor", "slurm", timeout=TIMEOUT_S)
+    assert done.returncode == 0, done.stderr
+    assert f"p/t1/{first.split('/')[2]}/refined/counter/1: audit_violation" in done.stderr
+    assert "(finished earlier)" in done.stderr
+    key2 = f"p/t1/{second.split('/')[2]}/refined/counter/1"
+    assert f"{key2}: submitted as Slurm job " in done.stderr
+    results = BenchResults.model_validate_json((out / "results.json").read_text())
+    by_key = {c.cell.key: c for c in results.cells}
+    assert by_key[key2].restarted == 1 and by_key[key2].state == "audit_violation", by_key[key2]
+    seen = _lines(log)
+    # The cell killed mid-run started twice and ended once: its leftover reproducer was killed
+    # before the Slurm job made the cell afresh; on Slurm it ran with the GPU Slurm gave its job.
+    assert [w[0] for w in seen if w[1] == second] == ["start", "start", "end"], seen
+    assert [w[2] for w in seen if w[1] == second][1:] in (["0", "0"], ["1", "1"]), seen
+    assert _state(out, key2)["slurm"]["gpus_from"] == "scontrol"
+    assert [w[0] for w in seen if w[1] == first] == ["start", "end"]
+    leftover = int(next(w[3] for w in seen if w[1] == second))
+    assert not _alive(leftover)
+    # Gathered over the leftover: one workspace, the Slurm job's submission in it.
+    assert json.loads((out / "cells" / key2 / "workspace" / "submission.json").read_text())["values"][0]["value"] == 0.8125
