@@ -62,7 +62,10 @@ def _interrupt(args: list[str], when: str, *, stream: str = "stderr",
         watched = proc.stderr if stream == "stderr" else proc.stdout
         assert watched is not None
         if event is not None:
-            assert event.wait(300), "the review never reached the point to interrupt"
+            for _ in range(3000):  # up to 300 s, but not a moment longer than the process lives
+                if event.wait(0.1) or proc.poll() is not None:
+                    break
+            assert event.is_set(), f"rra {' '.join(args)} never reached the point to interrupt: {proc.stderr.read()}"
         else:
             for line in watched:
                 if stream == "stderr":
