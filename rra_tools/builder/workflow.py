@@ -506,11 +506,22 @@ def _fill(build: _Build) -> None:
         if asked.answer.files:
             raise AnswerInvalid(f"answer {answer_path}: field 'files': a placeholder answer changes the "
                                 "manifest only")
-        _apply_set(build, asked.answer, answer_path)
-        if pointer in _placeholders(build.artifact().data):
-            raise AnswerInvalid(f"answer {answer_path}: field 'set': it leaves the TODO at {pointer}")
+        _apply_set(build, asked.answer, answer_path, _fills(pointer, answer_path))
         build.applied(request)
     raise BuildError(f"more than {_MAX_DECISIONS} placeholders were asked; giving up")
+
+
+def _fills(pointer: str, answer_path: Path) -> Callable[[Any], None]:
+    """The check of a placeholder answer, before anything is written: it must leave no TODO at
+    ``pointer`` (a refused answer leaves the manifest as it was)."""
+    from .draft import _placeholders
+
+    def check(document: Any) -> None:
+        if pointer in _placeholders(_plain(document)):
+            raise AnswerInvalid(f"answer {answer_path}: field 'set': it leaves the TODO at {pointer}",
+                                f"set the value at {pointer} itself; nothing was written")
+
+    return check
 
 
 def _claims(build: _Build) -> None:

@@ -313,11 +313,17 @@ def test_a_bad_answer_is_an_error_naming_the_file_and_field(tmp_path: Path) -> N
     assert done.returncode == 1
     assert done.stderr.splitlines()[-2].startswith(
         f"error: answer {answer}: field 'set/0/pointer': String should match pattern ")
+    # An answer that sets another value leaves the TODO: refused before anything is written.
+    manifest = artifact / "rra.yaml"
+    before = manifest.read_bytes()
     answer.write_text(json.dumps({"rra_agent_answer": "1.0", "request": "placeholder/launchers/0/description",
                                   "set": [{"pointer": "/paper/title", "value": "x"}]}))
     done = rra("build", str(raw), "-o", str(artifact))
     assert done.returncode == 1
-    assert f"error: answer {answer}: field 'set': it leaves the TODO at /launchers/0/description" in done.stderr
+    assert done.stderr.splitlines()[-2:] == [
+        f"error: answer {answer}: field 'set': it leaves the TODO at /launchers/0/description",
+        "hint: set the value at /launchers/0/description itself; nothing was written"]
+    assert manifest.read_bytes() == before
     # An answer that gives up stops the build with its reason; the next run asks again.
     answer.write_text(json.dumps({"rra_agent_answer": "1.0", "request": "placeholder/launchers/0/description",
                                   "give_up": "the paper does not say"}))
