@@ -75,7 +75,8 @@ def _launcher_of(file: str | None, launchers: list[dict[str, Any]]) -> str | Non
     module = PurePosixPath(file).with_suffix("").as_posix().replace("/", ".")
     for launcher in launchers:
         argv = [str(a) for a in launcher.get("argv") or []]
-        if file in (a.removeprefix("./") for a in argv[1:2]) or ("-m" in argv[:2] and module in argv[2:3]):
+        modules = (module, module.removesuffix(".__main__"), module.removeprefix("src.").removesuffix(".__main__"))
+        if file in (a.removeprefix("./") for a in argv[1:2]) or ("-m" in argv[:2] and argv[2:3] and argv[2] in modules):
             return str(launcher["id"])
         described = str(launcher.get("description", ""))
         if f"({module}:" in described:  # a console script: 'console script NAME (module:function)'

@@ -113,6 +113,21 @@ def _pyproject(repo: RawRepo) -> tuple[list[tuple[str, int | None]], tuple[str, 
     return deps, python
 
 
+def _pyproject_scripts(repo: RawRepo, env: DetectedEnvironment) -> None:
+    """The console scripts of ``[project.scripts]`` (PEP 621), where setup.py names none."""
+    text = repo.text("pyproject.toml")
+    if text is None:
+        return
+    try:
+        scripts = tomllib.loads(text).get("project", {}).get("scripts", {})
+    except (tomllib.TOMLDecodeError, AttributeError):
+        return
+    for name, target in (scripts.items() if isinstance(scripts, dict) else []):
+        if isinstance(target, str) and target.strip() and name not in env.console_scripts:
+            line = _line_of(text, f'"{target.strip()}"') or _line_of(text, name) or 0
+            env.console_scripts[name] = (target.strip(), "pyproject.toml", line)
+
+
 def _literal(node: ast.AST) -> Any:
     try:
         return ast.literal_eval(node)
@@ -251,6 +266,7 @@ def detect_environment(repo: RawRepo, problems: list[Finding], conda_file: str |
             if script_name and target:
                 env.console_scripts[script_name] = (target, "setup.py", _line_of(setup_text, script) or 0)
     _setup_cfg(repo, sources, pythons, env)
+    _pyproject_scripts(repo, env)
     conda_file = conda_file or _mlproject_conda(repo, problems)
     conda_name = conda_file if conda_file and repo.has(conda_file) else repo.first(*CONDA_FILES[:2])
     conda = read_yaml(repo, conda_name, problems) if conda_name else None

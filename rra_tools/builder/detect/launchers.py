@@ -395,8 +395,15 @@ def detect_launchers(repo: RawRepo, console_scripts: dict[str, tuple[str, str, i
     if out.launchers:
         return out
     for script in out.mains:
-        launcher = _from_options(["python", script], out.scripts[script], script, out,
-                                 _launcher_id(PurePosixPath(script).stem, taken))
+        main = PurePosixPath(script)
+        if main.name == "__main__.py" and len(main.parts) > 1:
+            # A package's __main__ imports its package (often relatively): it runs as 'python -m
+            # package', not as a file, which would fail on its first relative import.
+            package = main.parent.as_posix().removeprefix("src/")
+            argv, name = ["python", "-m", package.replace("/", ".")], main.parent.name
+        else:
+            argv, name = ["python", script], main.stem
+        launcher = _from_options(argv, out.scripts[script], script, out, _launcher_id(name, taken))
         launcher["description"] = f"TODO: what {script} computes"
         out.launchers.append(launcher)
         out.findings.append(Finding("launcher", f"{launcher['id']}: {' '.join(launcher['argv'])}", script, 1,

@@ -1,0 +1,159 @@
+"""``rra init`` reads each source issue 12 lists, on tiny repositories written here (real files, a
+real git commit, the real command): ``Pipfile``, ``setup.cfg``, ``runtime.txt`` against
+``.python-version``, ``pyproject.toml``'s dependencies and ``[project.scripts]`` (whose click
+options become the launcher's parameters), and the precedence among them, which is printed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from rra_tools.io.source import parse_document
+from tests.builder_repos import git
+from tests.rra_cli import rra
+
+
+def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
+    repo = tmp_path / "raw"
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-gpg-sign", "-m", "as published")
+    return repo
+
+
+def _init(repo: Path) -> tuple[list[str], dict[str, object]]:
+    done = rra("init", str(repo))
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    return done.stdout.splitlines(), parse_document((repo / "rra.yaml").read_text()).data
+
+
+PIPFILE = """[[source]]
+url = "https://pypi.org/simple"
+
+[packages]
+numpy = ">=1.24"
+scipy = "*"
+
+[dev-packages]
+pytest = "*"
+"""
+
+SETUP_CFG = """[metadata]
+name = tinypkg
+
+[options]
+python_requires = >=3.9
+install_requires =
+    numpy>=1.20
+    pandas
+
+[options.entry_points]
+console_scripts =
+    tiny-train = tinypkg.train:main
+"""
+
+
+def test_pipfile_alone_and_runtime_txt(tmp_path: Path) -> None:
+    lines, data = _init(_repo(tmp_path, {"Pipfile": PIPFILE, "runtime.txt": "python-3.10.2\n"}))
+    assert "  requirement      numpy>=1.24  [Pipfile:5]" in lines
+    assert "  requirement      scipy  [Pipfile:6]" in lines
+    assert "  python           3.10.2  [runtime.txt:1]" in lines
+    assert not any(line.startswith("  requirement      pytest") for line in lines)  # [dev-packages]: not the run's
+    assert data["environment"] == {"interpreter": {"version": "3.10.2"}}
+    # rra lock does not read a Pipfile: the requirements are drafted into requirements.in.
+    assert f"wrote {tmp_path / 'raw' / 'requirements.in'} from Pipfile for 'rra lock'" in lines, "\n".join(lines)
+    assert (tmp_path / "raw" / "requirements.in").read_text().splitlines()[1:] == ["numpy>=1.24", "scipy"]
+
+
+def test_setup_cfg_comes_before_a_pipfile_and_python_version_before_runtime_txt(tmp_path: Path) -> None:
+    lines, data = _init(_repo(tmp_path, {"setup.cfg": SETUP_CFG, "Pipfile": PIPFILE, ".python-version": "3.11.4\n",
+                                         "runtime.txt": "python-3.10.2\n"}))
+    for line in (
+        "  requirement      numpy>=1.20  [setup.cfg:7]",
+        "  requirement      pandas  [setup.cfg:8]",
+        "  requirements     2 packages  [Pipfile]  (not used: setup.cfg comes first in the precedence order)",
+        "  requirement-conflict 'numpy>=1.24' vs 'numpy>=1.20'  [Pipfile:5]  (setup.cfg:7 is used)",
+        "  python.requires  >=3.9  [setup.cfg:5]",
+        "  python           3.11.4  [.python-version:1]",
+        "  python           3.10.2  [runtime.txt:1]  (not used: .python-version comes first in the precedence order)",
+        "  launcher         tiny-train: tiny-train  [setup.cfg:12]  (console script tiny-train = tinypkg.train:main)",
+    ):
+        assert line in lines, "\n".join(lines)
+    assert data["environment"] == {"interpreter": {"version": "3.11.4"}}
+    assert [launcher["argv"] for launcher in data["launchers"]] == [["tiny-train"]]  # type: ignore[attr-defined]
+
+
+def test_pyproject_dependencies_and_console_scripts_with_click_options(tmp_path: Path) -> None:
+    pyproject = """[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "tinypkg"
+version = "0.1"
+requires-python = ">=3.10"
+dependencies = [
+    "numpy>=1.24",
+    "click",
+]
+
+[project.scripts]
+tiny-eval = "tinypkg.cli:main"
+"""
+    cli = """import click
+
+
+@click.command()
+@click.option("--seed", type=int, default=0)
+@click.option("--lr", type=float, default=0.1, help="learning rate")
+def main(seed, lr):
+    print(f"accuracy: {0.9}")
+"""
+    lines, data = _init(_repo(tmp_path, {"pyproject.toml": pyproject, "tinypkg/__init__.py": "",
+                                         "tinypkg/cli.py": cli}))
+    for line in (
+        "  requirement      numpy>=1.24  [pyproject.toml:10]",
+        "  python           3.10  [pyproject.toml:8]  (lower bound of '>=3.10': the oldest allowed, not necessarily "
+        "the one the authors ran)",
+        "  option           --lr: float = 0.1  [tinypkg/cli.py:6]",
+        "  launcher         tiny-eval: tiny-eval --seed {seed} --lr {lr}  [pyproject.toml:15]  (console script "
+        "tiny-eval = tinypkg.cli:main)",
+    ):
+        assert line in lines, "\n".join(lines)
+    [launcher] = data["launchers"]  # type: ignore[misc]
+    assert (launcher["argv"], launcher["seeds"], launcher["parameters"]) == (
+        ["tiny-eval", "--seed", "{seed}", "--lr", "{lr}"], [0], {"lr": {"type": "float", "default": 0.1}})
+    # pyproject.toml is read by rra lock where it is: no requirements.in.
+    assert not (tmp_path / "raw" / "requirements.in").exists()
+
+
+def test_a_package_main_runs_as_a_module(tmp_path: Path) -> None:
+    main = """import argparse
+
+from .core import score
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=3)
+    args = parser.parse_args()
+    print(f"score: {score(args.n)}")
+"""
+    repo = _repo(tmp_path, {"tinypkg/__init__.py": "", "tinypkg/__main__.py": main,
+                            "tinypkg/core.py": "def score(n):\n    return n * 0.25\n",
+                            "README.md": "| model | score |\n|---|---|\n| tiny | 0.75 |\n"})
+    lines, data = _init(repo)
+    # 'python tinypkg/__main__.py' would stop at its relative import: it runs as a module.
+    assert "  launcher         tinypkg: python -m tinypkg --n {n}  [tinypkg/__main__.py:1]  (a script run as " \
+           "__main__)" in lines, "\n".join(lines)
+    [launcher] = data["launchers"]  # type: ignore[misc]
+    assert launcher["argv"] == ["python", "-m", "tinypkg", "--n", "{n}"]
+    # The claim's launcher is the one running the file that prints the metric, not an assumption.
+    [claim] = data["claims"]  # type: ignore[misc]
+    assert claim["launcher"] == "tinypkg"
+    assert not any(line.startswith("  claim tiny-score: launcher") for line in lines)
+    done = subprocess.run([sys.executable, "-m", "tinypkg", "--n", "3"], cwd=repo, capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, "score: 0.75\n")
