@@ -35,10 +35,12 @@ def test_the_readme_builder_commands_work(tmp_path: Path) -> None:
         statuses.append(done.returncode)
         outputs.append(done.stdout + done.stderr)
     # The build without an agent stops (3) and says what to do; everything else succeeds.
-    assert statuses == [0, 0, 0, 3, 0, 0, 0], "\n".join(outputs)
+    assert statuses == [0, 0, 0, 3, 0, 0, 0, 0], "\n".join(outputs)
     assert "stopped at step 'fill': the manifest's /paper/title is a placeholder" in outputs[3]
     assert "recorded change fix-readme-command" in outputs[4]
     assert outputs[5].startswith("ok: 1 patch(es) apply cleanly")
     assert "0 error(s)" in outputs[6]
+    assert "  verdict   inside\n" in outputs[7]
+    assert "levels claimed: none; met: available, functional, reproduced\n" in outputs[7]
     built = tmp_path / "demo" / "artifact"
     assert "python train.py --epochs 20" in (built / "README.md").read_text()
