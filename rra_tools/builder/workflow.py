@@ -338,12 +338,14 @@ def _apply_set(build: _Build, answer: AgentAnswer, answer_path: Path,
         raise AnswerInvalid(f"answer {answer_path}: field 'set': {exc}") from None
 
 
-def _write_files(build: _Build, answer: AgentAnswer, answer_path: Path) -> list[str]:
+def _file_targets(build: _Build, answer: AgentAnswer, answer_path: Path) -> list[tuple[str, Path, str]]:
+    """(path, target, content) of each file the answer writes, every path checked before any
+    file or manifest value is written: a refused answer changes nothing."""
     from .patches import own_paths
 
     artifact = build.artifact()
     own = own_paths(artifact.manifest_path.name, artifact.data)
-    written: list[str] = []
+    targets: list[tuple[str, Path, str]] = []
     for i, write in enumerate(answer.files):
         rel = PurePosixPath(write.path.replace("\\", "/"))
         text = rel.as_posix().removeprefix("./")
@@ -356,10 +358,16 @@ def _write_files(build: _Build, answer: AgentAnswer, answer_path: Path) -> list[
         target = build.root / text
         if not target.parent.resolve().is_relative_to(build.root) or target.is_symlink():
             raise AnswerInvalid(f"{where}: {write.path!r} leads out of the artifact")
+        targets.append((text, target, write.content))
+    return targets
+
+
+def _write_files(targets: Sequence[tuple[str, Path, str]]) -> list[str]:
+    """Write the files :func:`_file_targets` checked; their paths."""
+    for _, target, content in targets:
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(target, write.content.encode("utf-8"))
-        written.append(text)
-    return written
+        write_atomic(target, content.encode("utf-8"))
+    return [text for text, _, _ in targets]
 
 
 def _record(build: _Build, answer: AgentAnswer, answer_path: Path, files: list[str], evidence: str,
@@ -667,8 +675,9 @@ def _repair_answer(build: _Build, request: AgentRequest, todo: str, evidence: st
     if answer.files and answer.change is None:
         raise AnswerInvalid(f"answer {answer_path}: field 'change': files of the code are written, and a change "
                             "needs its record (id, kind, rationale, alters_method)")
+    targets = _file_targets(build, answer, answer_path)
     _apply_set(build, answer, answer_path)
-    files = _write_files(build, answer, answer_path)
+    files = _write_files(targets)
     changed = _record(build, answer, answer_path, files, evidence, launcher)
     record = build.current
     assert record is not None

@@ -107,6 +107,45 @@ def test_a_wrong_readme_command_is_repaired_and_recorded(tmp_path: Path) -> None
     assert "can't open file" in manifest  # the failing log is the change's evidence
 
 
+#: An agent that answers as the scripted one, except the README repair: that answer's manifest
+#: value and first file are fine, its second file lies outside the artifact. It keeps a copy of
+#: the manifest and the README as they were when it was asked.
+BAD_REPAIR_AGENT = r"""import json, shutil, subprocess, sys
+from pathlib import Path
+
+scripted, fixture, request_file = sys.argv[1:]
+request = json.loads(Path(request_file).read_text())
+if request["id"] != "repair-main-1":
+    sys.exit(subprocess.run([sys.executable, scripted, fixture, request_file]).returncode)
+artifact = Path(request["artifact"])
+for name in ("rra.yaml", "README.md"):
+    shutil.copy(artifact / name, artifact.parent / ("asked-" + name))
+Path(request["answer"]).write_text(json.dumps({
+    "rra_agent_answer": "1.0", "request": "repair-main-1",
+    "set": [{"pointer": "/launchers/0/argv", "value": ["python", "train.py", "--epochs", "20"]}],
+    "files": [{"path": "README.md", "content": "python train.py --epochs 20\n"},
+              {"path": "../outside.py", "content": "print(1)\n"}],
+    "change": {"id": "fix", "kind": "config", "alters_method": "no", "rationale": "the README is wrong"}}))
+"""
+
+
+def test_a_refused_repair_answer_changes_neither_the_manifest_nor_the_code(tmp_path: Path) -> None:
+    raw = make_repo("wrong-readme", tmp_path)
+    artifact = tmp_path / "artifact"
+    wrapper = tmp_path / "bad_repair_agent.py"
+    wrapper.write_text(BAD_REPAIR_AGENT)
+    done = rra("build", str(raw), "-o", str(artifact), "--agent",
+               shlex.join([sys.executable, str(wrapper), str(AGENT), "wrong-readme"]))
+    answer = artifact / ".rra/build/decisions/repair-main-1.answer.json"
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines()[-2] == (
+        f"error: answer {answer}: field 'files/1/path': '../outside.py' is not a path inside the artifact")
+    # Nothing of the refused answer was applied: not its manifest value, not its first file.
+    assert (artifact / "rra.yaml").read_bytes() == (tmp_path / "asked-rra.yaml").read_bytes()
+    assert (artifact / "README.md").read_bytes() == (tmp_path / "asked-README.md").read_bytes()
+    assert not (tmp_path / "outside.py").exists()
+
+
 def test_a_python_pin_that_no_longer_works_is_repaired_and_the_lock_redone(tmp_path: Path) -> None:
     raw = make_repo("stale-python", tmp_path)
     artifact = tmp_path / "artifact"
