@@ -6,17 +6,24 @@ launchers; ruamel's C-based loader constructs the same document more slowly stil
 compiled YAML libraries measured are either not YAML 1.2 core (``1_000``, ``0x1F`` and ``0b1``
 read as numbers; tags silently dropped) or much slower than this. Manifests written by people
 and generators alike use a small part of YAML: block mappings and sequences, one-line
-scalars, one-line flow sequences of scalars, comments. This module reads exactly that part,
-one regular-expression match per line, and **gives up** (returns None) on anything else:
-anchors, aliases, tags, block scalars, multi-line scalars, flow mappings, tabs, control or
-line-separator characters, duplicate keys, unusual indentation, nesting near the depth limit,
-documents near the value limit. The caller then uses the located reader, which handles all of
+scalars, one-line flow sequences of scalars, comments. This module reads exactly that part
+and **gives up** (returns None) on anything else: anchors, aliases, tags, block scalars,
+multi-line scalars, flow mappings, tabs, control or line-separator characters, duplicate keys,
+empty quoted keys, unusual indentation, nesting near the depth limit, documents near the value
+limit. The caller then uses the located reader, which handles all of
 YAML 1.2 within the bounds of :mod:`.limits` and reports every error with its position.
 
 So this reader never decides that a document is wrong, and for every document it accepts it
 returns the same data as the located reader (scalars resolved by the same functions);
 ``tests/unit/test_blockyaml.py`` checks that on generated documents and on every manifest
 in the repository.
+
+How it is fast: one ``findall`` of one pattern over the whole text splits every line into a
+tuple (indentation and dash, key, and the value when it is a plain string, a double-quoted
+string without escapes or a decimal number), so the regular-expression work runs in C and the
+Python work per line is a tuple unpacking, a few tests and one store; the line that continues
+the open mapping takes the shortest path. Anything else on a line goes to the general path as
+the rest of the line.
 
 >>> read_block_yaml("a: 1\\nb:\\n- [x, 'y']\\n- {}\\n")
 ({'a': 1, 'b': [['x', 'y'], {}]}, 7)
@@ -28,7 +35,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from operator import length_hint
 from typing import Any
 
 from ..errors import RRAError
@@ -41,13 +48,24 @@ __all__ = ["read_block_yaml"]
 # NEL, LS and PS (line breaks in YAML 1.1 only) and the BOM are left to the located reader.
 _UNSAFE = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 
-# One line: indentation, an optional sequence dash, an optional mapping key, the rest.
-_LINE = re.compile(
-    r"( *)"
-    r"(?:(-)(?: +|$))?"
-    r"(?:([A-Za-z0-9_][A-Za-z0-9_./-]*|\"[^\"\\]*\"|'[^']*'):(?: +|$))?"
-    r"(.*)"
+# One row per line of the text, found by one findall over the whole text, so that the work per
+# line in Python is one tuple unpacking and a few tests. Each capture group costs every row, so
+# there are few: the indentation with the sequence dash if any (a row whose prefix is all spaces
+# has no dash), a plain mapping key, then the value as a plain string or a double-quoted one
+# without escapes (both read as written), a decimal number, or the rest of the line for the
+# general path (quoted keys, flow sequences, comments, trailing spaces, everything else).
+_ROW = re.compile(
+    r"^( *(?:-(?: +|$))?)"                                                # 1 indentation, dash
+    r"(?:([A-Za-z0-9_][A-Za-z0-9_./-]*):(?: +|$))?"                       # 2 a plain key
+    r"(?:((?!(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$)"      # 3 a plain string, not
+    r"[A-Za-z_/(](?:[^\n#:]*[^\n#: ])?)$"                                #   a keyword
+    r"|\"([^\"\\\n]+)\"$"                                                # 4 a double-quoted string
+    r"|([0-9]{1,18}|[0-9]+\.[0-9]+)$"                                    # 5 a decimal number
+    r"|(.*)$)",                                                           # 6 anything else
+    re.M,
 )
+# A quoted mapping key at the start of the rest of a row, and the spaces after its colon.
+_QUOTED_KEY = re.compile(r"(?:\"([^\"\\]+)\"|'([^']+)'):(?: +|$)")
 # A plain scalar may start with these (or with '-' before one of the next set); other
 # first characters are YAML indicators or rare enough to leave to the located reader.
 _PLAIN_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./~+(")
@@ -57,13 +75,17 @@ _SINGLE = re.compile(r"'((?:[^']|'')*)' *(?:(?<= )#.*)?$")
 # Escapes that mean the same in JSON and YAML double-quoted scalars (no surrogate code points).
 _JSON_ESCAPES = re.compile(r'\\(?:[^"\\/bfnrtu]|u(?![0-9a-fA-F]{4})|u[dD][89a-fA-F])')
 _FLOW_PLAIN = r"(?:[A-Za-z0-9_./~+(]|-[A-Za-z0-9.])(?:[A-Za-z0-9_./~+()= -]*[A-Za-z0-9_./~+()=-])?"
-_FLOW_ITEM = r"""(?:("(?:[^"\\]|\\.)*")|('(?:[^']|'')*')|(""" + _FLOW_PLAIN + r"))"
+# Quoted items unrolled (a run of plain characters, then an escape and a run, ...): the same
+# strings as one alternation per character, matched several times faster.
+_FLOW_ITEM = r"""(?:("[^"\\]*(?:\\.[^"\\]*)*")|('[^']*(?:''[^']*)*')|(""" + _FLOW_PLAIN + r"))"
 _FLOW_ITEMS = re.compile(_FLOW_ITEM)
 _FLOW_ANY = re.compile(r"\[( *" + _FLOW_ITEM + r"(?: *, *" + _FLOW_ITEM + r")* *)\] *(?:(?<= )#.*)?$")
+_FLOW_INTS = re.compile(r"\[ *([0-9]{1,18}(?: *, *[0-9]{1,18})*) *\] *(?:(?<= )#.*)?$")
 _FLOW_PLAINS = re.compile(r"\[ *(" + _FLOW_PLAIN + r"(?: *, *" + _FLOW_PLAIN + r")*)? *\] *(?:(?<= )#.*)?$")
 _EMPTY_MAP = re.compile(r"\{ *\} *(?:(?<= )#.*)?$")
 _TYPED_FIRST = frozenset("-+.0123456789~nNtTfF")
 _KEYWORD_FIRST = frozenset("nNtTfF")
+_DIGITS = frozenset("0123456789")
 _KEYWORDS: dict[str, Any] = {"null": None, "Null": None, "NULL": None, "true": True, "True": True, "TRUE": True,
                              "false": False, "False": False, "FALSE": False}
 _PENDING = object()
@@ -92,89 +114,162 @@ def _read(text: str) -> tuple[Any, int]:
     # A slot waiting for its value on the next lines: (container, key or None, column).
     pending: tuple[Any, Any, int] | None = None
     frame: list[Any] = []
+    target: Any = None
+    # The indentation of the open mapping's keys while no slot is pending (else None): a row with
+    # exactly this prefix and a key is the common line, read by the shortest path.
+    map_indent: str | None = None
+    lines: list[str] | None = None  # the text's lines, split only for a flow sequence over lines
     inline = _inline
-    match_line = _LINE.match
-    lines = iter(text.split("\n"))
-    for line in lines:
-        m = match_line(line)
-        if m is None:  # pragma: no cover - the pattern matches every line
-            raise _GiveUp
-        indent, dash, key, rest = m.groups()
-        if rest and rest[0] == "[" and "]" not in rest:
-            rest = _flow_lines(rest, lines, m.start(3) if key is not None else len(indent))
-        if dash is None and key is not None and pending is None and frame and frame[0] == len(indent) \
-                and not frame[2] and rest and rest[0] != "#":
-            # The common line: 'key: value' in the open mapping.
-            target = frame[1]
-            name = key if key[0] not in "\"'" else key[1:-1]
-            if name in target:
-                raise _GiveUp  # a duplicate key: the located reader reports where
-            value = inline(rest)
-            target[name] = value
-            count += len(value) + 1 if type(value) is list else 1
-            continue
-        if dash is None and key is None:
+    no_value = _PENDING
+    table = _ROW.findall(text)
+    rows = iter(table)
+    for prefix, key, plain, double, number, rest in rows:
+        # The value written on the line, or no_value when there is none (blank lines and
+        # comments too). The common scalar forms come in groups of their own.
+        if plain:
+            value: Any = plain
+        elif double:
+            value = double
+        elif number:
+            value = int(number) if "." not in number else float(number)
+        elif not rest or rest[0] == "#":
+            value = no_value
+        else:
+            if not key and (rest[0] == '"' or rest[0] == "'"):
+                quoted = _QUOTED_KEY.match(rest)
+                if quoted is not None:  # a quoted key (an empty one is left to the located reader)
+                    key = quoted.group(1) or quoted.group(2)
+                    rest = rest[quoted.end():]
             if not rest or rest[0] == "#":
+                value = no_value
+            else:
+                if rest[0] == "[" and "]" not in rest:
+                    if lines is None:
+                        lines = text.split("\n")
+                    # The rows are the lines of the text; the iterator says how many are left.
+                    start = len(table) - length_hint(rows)
+                    column = len(prefix) if key else len(prefix) - len(prefix.lstrip(" "))
+                    rest, used = _flow_lines(rest, lines, start, column)
+                    for _ in range(used):
+                        next(rows)
+                value = inline(rest)
+                if type(value) is list:
+                    count += len(value)
+        if key:
+            if prefix == map_indent:
+                # The common line: 'key: ...' in the open mapping.
+                if key in target:
+                    raise _GiveUp  # a duplicate key: the located reader reports where
+                if value is no_value:
+                    target[key] = no_value
+                    pending = (target, key, len(prefix))
+                    map_indent = None
+                else:
+                    target[key] = value
+                    count += 1
+                continue
+            if "-" not in prefix:
+                # 'key: ...' that does not continue the open mapping: the general path below,
+                # specialised to a mapping key.
+                column = len(prefix)
+                if pending is not None:
+                    parent, slot, parent_column = pending
+                    pending = None
+                    if column > parent_column:  # the first key of a mapping that is the slot's value
+                        if len(stack) >= MAX_DEPTH - 2:
+                            raise _GiveUp
+                        target = {}
+                        if slot is None:
+                            parent.append(target)
+                        else:
+                            parent[slot] = target
+                        frame = [column, target, False, False]
+                        stack.append(frame)
+                    else:  # the slot is null
+                        if slot is None:
+                            parent.append(None)
+                        else:
+                            parent[slot] = None
+                        _close_to(stack, column, False)
+                        frame = stack[-1]
+                        target = frame[1]
+                    count += 1
+                elif root is None:
+                    target = root = {}
+                    frame = [column, root, False, False]
+                    stack.append(frame)
+                    count += 1
+                else:  # a key of a mapping that encloses the open collection
+                    _close_to(stack, column, False)
+                    frame = stack[-1]
+                    target = frame[1]
+                if key in target:
+                    raise _GiveUp
+                if value is no_value:
+                    target[key] = no_value
+                    pending = (target, key, column)
+                    map_indent = None
+                else:
+                    target[key] = value
+                    count += 1
+                    map_indent = prefix
+                continue
+        elif "-" not in prefix:
+            if value is no_value:
                 continue  # blank or comment line
             raise _GiveUp  # a bare scalar, a continuation line, a directive, '---'
-        column = len(indent)
-        is_seq = dash is not None
-        if frame and frame[0] == column and frame[2] is is_seq and pending is None:
-            pass  # the common case: one more entry of the open collection
+        # A sequence entry: '- value', '- key: value' or '-' alone.
+        column = prefix.index("-")
+        if frame and frame[0] == column and frame[2] and pending is None:
+            pass  # one more entry of the open sequence
         elif root is None:
-            root = [] if is_seq else {}
-            stack.append([column, root, is_seq, False])
-            count = 1
+            root = []
+            stack.append([column, root, True, False])
+            count += 1
         elif pending is not None:
             parent, slot, parent_column = pending
             pending = None
-            if column > parent_column or (is_seq and slot is not None and column == parent_column):
-                container: Any = [] if is_seq else {}
+            if column > parent_column or (slot is not None and column == parent_column):
                 if len(stack) >= MAX_DEPTH - 2:
                     raise _GiveUp
+                container: list[Any] = []
                 _store(parent, slot, container)
                 count += 1
-                stack.append([column, container, is_seq, column == parent_column])
+                stack.append([column, container, True, column == parent_column])
             else:
                 _store(parent, slot, None)
                 count += 1
-                _close_to(stack, column, is_seq)
+                _close_to(stack, column, True)
         else:
-            _close_to(stack, column, is_seq)
+            _close_to(stack, column, True)
         frame = stack[-1]
         target = frame[1]
-        if is_seq:
-            if key is None:
-                if not rest or rest[0] == "#":
-                    pending = (target, None, column)
-                    continue
-                value = inline(rest)
+        map_indent = None
+        if not key:
+            if value is no_value:
+                pending = (target, None, column)
+            else:
                 target.append(value)
-                count += len(value) + 1 if type(value) is list else 1
-                continue
-            # '- key: ...' opens a mapping inside the item.
-            inner_column = m.start(3)
-            if len(stack) >= MAX_DEPTH - 2:
-                raise _GiveUp
-            mapping: dict[str, Any] = {}
-            target.append(mapping)
-            count += 1
-            frame = [inner_column, mapping, False, False]
-            stack.append(frame)
-            target = mapping
-            column = inner_column
-        name = key if key[0] not in "\"'" else key[1:-1]
-        if name in target:
-            raise _GiveUp  # a duplicate key: the located reader reports where
-        if not rest or rest[0] == "#":
-            target[name] = _PENDING
-            pending = (target, name, column)
+                count += 1
             continue
-        value = inline(rest)
-        target[name] = value
-        count += len(value) + 1 if type(value) is list else 1
+        # '- key: ...' opens a mapping inside the item, its keys at the column of this one.
+        column = len(prefix)
+        if len(stack) >= MAX_DEPTH - 2:
+            raise _GiveUp
+        target.append({})
+        frame = [column, target[-1], False, False]
+        stack.append(frame)
+        target = frame[1]
+        count += 1
+        if value is no_value:
+            target[key] = no_value
+            pending = (target, key, column)
+            continue
+        target[key] = value
+        count += 1
         if count > MAX_NODES // 2:
             raise _GiveUp
+        map_indent = " " * column
     if root is None:
         raise _GiveUp  # empty: the located reader says so
     if pending is not None:
@@ -185,16 +280,19 @@ def _read(text: str) -> tuple[Any, int]:
     return root, count
 
 
-def _flow_lines(first: str, lines: Iterator[str], column: int) -> str:
-    """A flow sequence written over several lines, joined into one: every line but the last
-    ends between two items (after ``[`` or ``,``) and is indented past ``column``."""
+def _flow_lines(first: str, lines: list[str], start: int, column: int) -> tuple[str, int]:
+    """A flow sequence written over several lines, joined into one, and the number of lines it
+    took after the first: every line but the last ends between two items (after ``[`` or ``,``)
+    and is indented past ``column``."""
     parts = [first.rstrip(" ")]
+    number = start
     while True:
         if parts[-1][-1] not in "[," or "#" in parts[-1]:
             raise _GiveUp
-        line = next(lines, None)
-        if line is None:
+        if number >= len(lines):
             raise _GiveUp
+        line = lines[number]
+        number += 1
         body = line.lstrip(" ")
         if len(line) - len(body) <= column or not body:
             raise _GiveUp
@@ -202,7 +300,7 @@ def _flow_lines(first: str, lines: Iterator[str], column: int) -> str:
         if "]" in body:
             if "#" in body:
                 raise _GiveUp
-            return " ".join(parts)
+            return " ".join(parts), number - start
 
 
 def _store(container: Any, slot: Any, value: Any) -> None:
@@ -283,23 +381,32 @@ def _double(body: str) -> str:
 
 def _flow(rest: str) -> list[Any]:
     """A one-line flow sequence of scalars."""
-    simple = _FLOW_PLAINS.match(rest)
-    if simple is not None:  # plain scalars only, as in `seeds: [0, 1, 2]`
+    if '"' not in rest and "'" not in rest:
+        numbers = _FLOW_INTS.match(rest)
+        if numbers is not None:  # decimal integers only, as in `seeds: [0, 1, 2]` (int() skips the spaces)
+            return [int(item) for item in numbers.group(1).split(",")]
+        simple = _FLOW_PLAINS.match(rest)
+        if simple is None:
+            raise _GiveUp
         inner = simple.group(1)
-        return [] if inner is None else [_plain(item.strip(" ")) for item in inner.split(",")]
+        if inner is None:
+            return []
+        items = [item.strip(" ") for item in inner.split(",")]
+        return [item if item[0] not in _TYPED_FIRST else _plain(item) for item in items]
     # Quoted items too: checked whole by one match, then taken apart by one findall.
     whole = _FLOW_ANY.match(rest)
     if whole is None:
         raise _GiveUp
-    items: list[Any] = []
+    values: list[Any] = []
+    append = values.append
     for double, single, plain in _FLOW_ITEMS.findall(whole.group(1)):
-        if double:
-            items.append(_double(double[1:-1]))
-        elif single:
-            items.append(single[1:-1].replace("''", "'"))
+        if plain:
+            append(plain if plain[0] not in _TYPED_FIRST else _plain(plain))
+        elif double:
+            append(_double(double[1:-1]))
         else:
-            items.append(_plain(plain))
-    return items
+            append(single[1:-1].replace("''", "'"))
+    return values
 
 
 def _plain(value: str) -> Any:
@@ -308,8 +415,10 @@ def _plain(value: str) -> Any:
         return value
     if first in _KEYWORD_FIRST:
         return _KEYWORDS.get(value, value)
-    if len(value) < 19 and value.isdigit() and value.isascii():
+    if value.isdigit() and len(value) < 19 and value.isascii():
         return int(value)
+    if first in _DIGITS and "." in value and value.replace(".", "", 1).isdigit() and value.isascii():
+        return float(value)  # digits with one dot: a core-schema float
     return _resolved(value)
 
 

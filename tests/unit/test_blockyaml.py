@@ -69,13 +69,19 @@ SCALARS = [
     "[a:b]", "[[a]]", "[{}]", "[a # c]", "[a] # c", "[a]#c", "[\"a\" , 'b']", "[0x1F, 0o7, 1_0]", "[-]",
     "[\"\\ud800\"]", "[é, ü]", "[a,\n  b]", "[a,\n b]", "[a,\nb]", "[\n    a, b]", "[a,\n      \"b\",\n   c]",
     "[a, # c\n  b]", "[\"a\n  b\"]", "[a\n  b]", "[a,\n\n  b]", "[a,\n  b] # c", "[a,\n  b]x", "\"a\" x", "'a' x", "\"a\"#c", "\"a\" #c",
+    # the forms the row pattern reads by itself, and their neighbours (trailing spaces, keywords,
+    # numbers with one dot, digits past 18, flows of numbers)
+    "true  ", "nullx", "null x", "Falsey", "x1  ", "\"q\"  ", "\"a:b\"", "\"a#b\"", "1.5  ", "1.", "00.5", "1.2.3",
+    "1234567890123456789", "123456789012345678", "12345678901234567890.5", "(a) b", "_a:b", "a'b\"c",
+    "[0.001, 0.0003]", "[1., 00.5, 1.2.3]", "[007, 1, 123456789012345678901]", "[train-1, t, nullx, f]",
+    "[ 1 ,2 , 3 ]", "[1, 2] # c", "[\"--x\", cfg/a.yaml, \"{y}\"]",
 ]
 # Scalars that are in the fast reader's subset, drawn more often so that nesting is exercised.
 GOOD = ["a", "x y", "1", "-2", "1.5", "true", "~", "null", "\"q\"", "'q'", "[a, 1]", "[]", "{}", "\"a\\nb\"",
         "https://x.org/a", "a # c", "0o17", "1e3", "[\"a\", 'b', c]", "[a,\n      b]", "é"]
 WEIGHTED = GOOD * 6 + SCALARS
 KEYS = ["a", "b", "id", "x-ext", "1", "1.0", "true", "\"q k\"", "'s k'", "\"a: b\"", "a b", "-a", "?a", "a.b",
-        "a/b", "_a", "\"\"", "A"]
+        "a/b", "_a", "\"\"", "''", "\"it's\"", "'x''y'", "A"]
 INDENTS = ["", " ", "  ", "   ", "    ", "      "]
 
 
@@ -219,6 +225,8 @@ def test_the_examples_are_read_fast() -> None:
     "",                           # empty
     "# only a comment\n",
     "a\n",                        # a bare scalar document
+    "\"\": 1\n",                  # an empty quoted key (valid YAML, rare enough to leave)
+    "a: 1\n'': 2\n",
 ])
 def test_fast_reader_gives_up(text: str) -> None:
     assert read_block_yaml(text) is None
