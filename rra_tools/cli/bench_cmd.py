@@ -272,7 +272,7 @@ def _check_first(taskset: str, references: str | None) -> None:
 def check_command(taskset: str, references: str | None, fmt: str, output: str | None, fail_on: str) -> None:
     """Check a task set without running anything: its schema, its ids, each task against its
     artifact (the artifact loads, the claim exists, at least 3 reference observations, 5 as the
-    norm, each with provenance), its limits, and the private references file (RRA900-RRA999,
+    norm, each with provenance), its limits, and the private references file (RRA950-RRA999,
     'rra rules'). Artifacts named by an OCI reference are not pulled.
 
     Exit status: 0 clean (nothing at or above --fail-on), 1 findings, 2 the task set cannot be

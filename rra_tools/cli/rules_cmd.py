@@ -14,7 +14,7 @@ _VALIDATE, _ENV_CHECK, _BENCH_CHECK = "rra validate", "rra env check", "rra benc
 
 def _entries() -> list[dict[str, object]]:
     """Every code in code order: the validator's rules, ``rra env check``'s codes (RRA700-RRA799) and
-    ``rra bench check``'s (RRA900-RRA999), each with the command that reports it."""
+    ``rra bench check``'s (RRA950-RRA999), each with the command that reports it."""
     from ..validate.diagnostics import DOCS_BASE_URL
 
     items: dict[str, dict[str, object]] = {

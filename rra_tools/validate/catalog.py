@@ -3,7 +3,7 @@
 It holds every code rra-tools reports: :data:`RULES`, the rules of ``rra validate``,
 :data:`ENV_RULES`, the codes RRA700-RRA799 of ``rra env check`` (which compares a live machine
 with the manifest, and so is not a rule of the static validator), and :data:`TASKSET_RULES`, the
-codes RRA900-RRA999 of ``rra bench check`` (which checks a benchmark's task set, not a manifest).
+codes RRA950-RRA999 of ``rra bench check`` (which checks a benchmark's task set, not a manifest).
 
 Codes are never reused; a removed rule keeps its entry with ``status="removed"``. The long
 documentation of each rule (why it matters, a failing example, the fix) lives beside the check
@@ -284,47 +284,47 @@ class TaskSetRule:
 
 _TASKSETS = "spec/07-task-sets.md"
 
-#: The codes of ``rra bench check`` (RRA900-RRA999), by code. The task-set checks also run
+#: The codes of ``rra bench check`` (RRA950-RRA999), by code. The task-set checks also run
 #: before ``rra bench run``, ``reproduce`` and ``score`` start.
 TASKSET_RULES: dict[str, TaskSetRule] = {r.code: r for r in (
-    TaskSetRule("RRA900", "taskset-unreadable", E,
+    TaskSetRule("RRA950", "taskset-unreadable", E,
                 "The task-set file cannot be read: missing, not a regular file, too large, not UTF-8, not "
                 "well-formed YAML or JSON, or a key given twice.", f"{_TASKSETS}#task-set-files", mandatory=True),
-    TaskSetRule("RRA901", "taskset-schema-violation", E,
+    TaskSetRule("RRA951", "taskset-schema-violation", E,
                 "The task set violates its schema (schemas/rra-taskset-1.0.schema.json): a required field is "
                 "missing, a field is unknown, or a value has the wrong type or form.", f"{_TASKSETS}#the-task-set"),
-    TaskSetRule("RRA902", "taskset-duplicate-id", E,
+    TaskSetRule("RRA952", "taskset-duplicate-id", E,
                 "Two papers, two experiments of a paper, two tasks of an experiment, two reproducers or two "
                 "conditions share an id.", f"{_TASKSETS}#identifiers"),
-    TaskSetRule("RRA903", "task-artifact-unusable", E,
+    TaskSetRule("RRA953", "task-artifact-unusable", E,
                 "A task's artifact directory does not exist or holds no manifest that loads.",
                 f"{_TASKSETS}#tasks"),
-    TaskSetRule("RRA904", "task-claim-unknown", E,
+    TaskSetRule("RRA954", "task-claim-unknown", E,
                 "A task names a claim its artifact's manifest does not have.", f"{_TASKSETS}#tasks"),
-    TaskSetRule("RRA905", "task-too-few-observations", E,
+    TaskSetRule("RRA955", "task-too-few-observations", E,
                 "Fewer than 3 reference observations reach a task (from the task, the references file or the "
                 "claim in the manifest).", f"{_TASKSETS}#reference-observations"),
-    TaskSetRule("RRA906", "task-few-observations", W,
+    TaskSetRule("RRA956", "task-few-observations", W,
                 "A task has 3 or 4 reference observations; 5 are the norm.", f"{_TASKSETS}#reference-observations"),
-    TaskSetRule("RRA907", "observation-without-provenance", W,
+    TaskSetRule("RRA957", "observation-without-provenance", W,
                 "A task takes its reference observations from its claim in the manifest, and some of them carry "
                 "no provenance (who ran it, on which machine, from which code).",
                 f"{_TASKSETS}#reference-observations"),
-    TaskSetRule("RRA908", "references-in-public-part", E,
+    TaskSetRule("RRA958", "references-in-public-part", E,
                 "A task carries reference values in the task set although a private references file is given: "
                 "the public part must hold none.", f"{_TASKSETS}#the-private-references-file"),
-    TaskSetRule("RRA909", "task-artifact-not-checked", I,
+    TaskSetRule("RRA959", "task-artifact-not-checked", I,
                 "A task's artifact is an OCI reference: its claim and observations are checked when the benchmark "
                 "pulls it, not by this static check.", f"{_TASKSETS}#tasks"),
-    TaskSetRule("RRA910", "repeats-invalid", E,
+    TaskSetRule("RRA960", "repeats-invalid", E,
                 "'repeats' is not a whole number from 1 to 100.", f"{_TASKSETS}#repeats-and-limits"),
-    TaskSetRule("RRA911", "limit-invalid", E,
+    TaskSetRule("RRA961", "limit-invalid", E,
                 "A per-attempt limit is not positive (wall clock) or is negative (cost), or is not a number.",
                 f"{_TASKSETS}#repeats-and-limits"),
-    TaskSetRule("RRA912", "references-file-invalid", E,
+    TaskSetRule("RRA962", "references-file-invalid", E,
                 "The private references file cannot be read, violates its schema, belongs to another task set or "
                 "lists a task twice.", f"{_TASKSETS}#the-private-references-file", mandatory=True),
-    TaskSetRule("RRA913", "references-unknown-task", E,
+    TaskSetRule("RRA963", "references-unknown-task", E,
                 "The private references file gives observations for a task the task set does not have.",
                 f"{_TASKSETS}#the-private-references-file"),
 )}

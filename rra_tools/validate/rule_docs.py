@@ -427,7 +427,7 @@ def index_page() -> str:
         "on, and `rra validate` never does.", "",
         env_codes_table().replace("](rules/", "]("),
         "## Codes of `rra bench check`", "",
-        "RRA900 – RRA999 are the task-set range: `rra bench check` reports them about a benchmark's task set "
+        "RRA950 – RRA999 are the task-set range: `rra bench check` reports them about a benchmark's task set "
         "(and its private references file), and `rra bench run`, `reproduce` and `score` check the task set "
         "the same way before they start; `rra validate` never does.", "",
         taskset_codes_table().replace("](rules/", "]("),

@@ -1,15 +1,15 @@
 """Checking a benchmark task set (``rra bench check``): every problem of the file, of its tasks
 against their artifacts and of its private references file, each with a stable code
-(RRA900-RRA999, :data:`~.catalog.TASKSET_RULES`), a location and a hint.
+(RRA950-RRA999, :data:`~.catalog.TASKSET_RULES`), a location and a hint.
 
 Like ``rra validate`` it is static and offline: it reads the task set, the references file and
 the manifests of the artifacts named by a path, never runs anything and never pulls an
-artifact named by an OCI reference (that one is checked when a benchmark pulls it, RRA909).
+artifact named by an OCI reference (that one is checked when a benchmark pulls it, RRA959).
 ``rra bench run``, ``reproduce`` and ``score`` make this check before they start.
 
 >>> from pathlib import Path
 >>> check_taskset(Path("/nonexistent/tasks.yaml")).diagnostics[0].code
-'RRA900'
+'RRA950'
 """
 
 from __future__ import annotations
@@ -82,10 +82,10 @@ def _read(doc: _File, code: str, what: str) -> Any:
 def _schema_code(loc: tuple[str | int, ...]) -> str:
     """The code of a schema error of the task set at ``loc``: repeats and limits have their own."""
     if loc[:1] == ("repeats",):
-        return "RRA910"
+        return "RRA960"
     if loc[:1] == ("limits",):
-        return "RRA911"
-    return "RRA901"
+        return "RRA961"
+    return "RRA951"
 
 
 def _model(doc: _File, model: type[BaseModel], data: Any, code: str | None, hint: str) -> Any:
@@ -113,13 +113,13 @@ def _items(data: Any, key: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
 
 
 def _duplicates(doc: _File, what: str, items: list[tuple[tuple[str | int, ...], Any]], where: str = "") -> None:
-    """RRA902 for every item of ``items`` ((location, id)) whose id an earlier one has."""
+    """RRA952 for every item of ``items`` ((location, id)) whose id an earlier one has."""
     first: dict[Any, tuple[str | int, ...]] = {}
     for at, ident in items:
         if not isinstance(ident, str):
             continue
         if ident in first:
-            doc.add("RRA902", f"{what} {ident!r} is used twice{where} (first at {pointer_text(first[ident])})", at,
+            doc.add("RRA952", f"{what} {ident!r} is used twice{where} (first at {pointer_text(first[ident])})", at,
                     f"give each {what} a distinct id" if what != "condition" else "list each condition once")
         else:
             first[ident] = at
@@ -153,16 +153,16 @@ class _Artifacts:
 
 
 def _references(path: Path, taskset_id: Any) -> tuple[_File, dict[str, tuple[int, int]]]:
-    """The private references file checked (RRA912), and per task key its index and the number of
+    """The private references file checked (RRA962), and per task key its index and the number of
     its observations."""
     doc = _File(path)
-    data = _read(doc, "RRA912", "references file")
+    data = _read(doc, "RRA962", "references file")
     found: dict[str, tuple[int, int]] = {}
     if data is None:
         return doc, found
-    model = _model(doc, TaskReferences, data, "RRA912", _REFS_HINT)
+    model = _model(doc, TaskReferences, data, "RRA962", _REFS_HINT)
     if model is not None and isinstance(taskset_id, str) and model.taskset != taskset_id:
-        doc.add("RRA912", f"the references file belongs to task set {model.taskset!r}, not {taskset_id!r}",
+        doc.add("RRA962", f"the references file belongs to task set {model.taskset!r}, not {taskset_id!r}",
                 ("taskset",), "check that the references file goes with this task set")
     seen: dict[str, int] = {}
     for i, entry in _items(data, "references"):
@@ -170,7 +170,7 @@ def _references(path: Path, taskset_id: Any) -> tuple[_File, dict[str, tuple[int
         if not isinstance(task, str):
             continue
         if task in seen:
-            doc.add("RRA912", f"task {task!r} is listed twice (first at /references/{seen[task]})",
+            doc.add("RRA962", f"task {task!r} is listed twice (first at /references/{seen[task]})",
                     ("references", i, "task"), "give each task's observations in one entry")
             continue
         seen[task] = i
@@ -183,7 +183,7 @@ def check_taskset(path: str | Path, references: str | Path | None = None) -> Val
     important first. ``unreadable`` when the task set cannot be read at all."""
     doc = _File(Path(path))
     result = ValidationResult(input=str(path), manifest=str(path))
-    data = _read(doc, "RRA900", "task set")
+    data = _read(doc, "RRA950", "task set")
     if data is None:
         result.unreadable = not any(d.line is not None for d in doc.found)
         result.diagnostics = sorted(doc.found, key=Diagnostic.sort_key)
@@ -198,7 +198,7 @@ def check_taskset(path: str | Path, references: str | Path | None = None) -> Val
     if refs_doc is not None:
         for key, (i, _) in private.items():
             if key not in keys:
-                refs_doc.add("RRA913", f"task {key!r} is not a task of the task set",
+                refs_doc.add("RRA963", f"task {key!r} is not a task of the task set",
                              ("references", i, "task"), "remove the entry, or correct its key "
                              "('<paper id>/<experiment id>/<task id>')")
     found = doc.found + (refs_doc.found if refs_doc is not None else [])
@@ -207,7 +207,7 @@ def check_taskset(path: str | Path, references: str | Path | None = None) -> Val
 
 
 def _check_ids(doc: _File, data: Any, model: TaskSet | None) -> None:
-    """RRA902: ids unique in their lists (papers, experiments of a paper, tasks of an experiment),
+    """RRA952: ids unique in their lists (papers, experiments of a paper, tasks of an experiment),
     reproducer names and conditions."""
     _duplicates(doc, "paper id", [(("papers", i, "id"), p.get("id")) for i, p in _items(data, "papers")])
     for i, paper in _items(data, "papers"):
@@ -225,7 +225,7 @@ def _check_ids(doc: _File, data: Any, model: TaskSet | None) -> None:
 
 
 def _check_tasks(doc: _File, data: Any, private: Mapping[str, tuple[int, int]], split: bool) -> set[str]:
-    """RRA903-RRA909 for every task; the keys of the tasks."""
+    """RRA953-RRA959 for every task; the keys of the tasks."""
     artifacts = _Artifacts(doc.path.parent)
     keys: set[str] = set()
     for i, paper in _items(data, "papers"):
@@ -242,7 +242,7 @@ def _check_task(doc: _File, at: tuple[str | int, ...], key: str, task: Mapping[s
                 private: Mapping[str, tuple[int, int]], split: bool) -> None:
     name, claim_id, given = task.get("artifact"), task.get("claim"), task.get("reference")
     if split and given is not None:
-        doc.add("RRA908", f"task {key!r} carries reference values although a private references file is given",
+        doc.add("RRA958", f"task {key!r} carries reference values although a private references file is given",
                 (*at, "reference"), "move the observations into the references file: the public part is what "
                 "reproducers may read")
     observations: _Observations | None = None
@@ -253,18 +253,18 @@ def _check_task(doc: _File, at: tuple[str | int, ...], key: str, task: Mapping[s
     if not isinstance(name, str) or not isinstance(claim_id, str):
         return  # the schema finding says what is missing
     if name.startswith("oci://"):
-        doc.add("RRA909", f"task {key!r}: artifact {name!r} is an OCI reference; its claim and observations are "
+        doc.add("RRA959", f"task {key!r}: artifact {name!r} is an OCI reference; its claim and observations are "
                 "checked when the benchmark pulls it", (*at, "artifact"))
     else:
         artifact = artifacts.get(name)
         if isinstance(artifact, str):
-            doc.add("RRA903", f"task {key!r}: artifact {name!r} cannot be used: {artifact}", (*at, "artifact"),
+            doc.add("RRA953", f"task {key!r}: artifact {name!r} cannot be used: {artifact}", (*at, "artifact"),
                     "give a directory, relative to the task-set file, that holds the artifact's rra.yaml")
             return
         claim = next((c for c in artifact.manifest.claims if c.id == claim_id), None)
         if claim is None:
             known = ", ".join(repr(c.id) for c in artifact.manifest.claims) or "none"
-            doc.add("RRA904", f"task {key!r}: artifact {name!r} has no claim {claim_id!r} (it has {known})",
+            doc.add("RRA954", f"task {key!r}: artifact {name!r} has no claim {claim_id!r} (it has {known})",
                     (*at, "claim"), "name a claim of the artifact's manifest")
             return
         if observations is None:
@@ -277,16 +277,16 @@ def _check_task(doc: _File, at: tuple[str | int, ...], key: str, task: Mapping[s
     obs_at = (*at, "reference") if observations.source == "task" else at
     if observations.count < MIN_OBSERVATIONS:
         if observations.source != "manifest":
-            return  # the schemas ask for 3 in a task and in the references file: reported there (RRA901, RRA912)
-        doc.add("RRA905", f"task {key!r} has {observations.count} reference observation(s) ({where}); at least "
+            return  # the schemas ask for 3 in a task and in the references file: reported there (RRA951, RRA962)
+        doc.add("RRA955", f"task {key!r} has {observations.count} reference observation(s) ({where}); at least "
                 f"{MIN_OBSERVATIONS} are needed", obs_at, "give the task at least 3 (5 is the norm) independent "
                 "reference observations, in the task or the references file")
     elif observations.count < NORM_OBSERVATIONS:
-        doc.add("RRA906", f"task {key!r} has {observations.count} reference observations ({where}); "
+        doc.add("RRA956", f"task {key!r} has {observations.count} reference observations ({where}); "
                 f"{NORM_OBSERVATIONS} are the norm", obs_at, "add independent observations: the acceptance "
                 "interval of 3 is wide")
     if observations.without_provenance and observations.count >= MIN_OBSERVATIONS:
-        doc.add("RRA907", f"task {key!r} takes its reference observations from claim {claim_id!r} of its "
+        doc.add("RRA957", f"task {key!r} takes its reference observations from claim {claim_id!r} of its "
                 f"manifest, and {observations.without_provenance} of them say nothing of who made them, on which "
                 "machine, from which code", obs_at, "give each observation a 'provenance' in the manifest, or give "
                 "the task its own observations (with by, machine and code)")

@@ -97,7 +97,7 @@ def test_wrong_conditions_are_located_errors_of_the_cli(tmp_path: Path) -> None:
     done = rra("bench", "run", str(bad), "-o", str(tmp_path / "out"))
     assert done.returncode == 2
     # The task-set check runs first (as 'rra bench check'): every error, located.
-    assert done.stderr.startswith(f"{bad}:10:22: error[RRA901] at /factorial/1: Input should be 'repairs', 'lock', "
+    assert done.stderr.startswith(f"{bad}:10:22: error[RRA951] at /factorial/1: Input should be 'repairs', 'lock', "
                                   "'launchers' or 'guide'\n10 | factorial: [repairs, docs]\n")
     assert done.stderr.endswith(f"error: task set {str(bad)!r} has 1 error(s); 'rra bench check' lists them\n")
     done = rra("bench", "run", str(DEMO / "factorial.yaml"), "--condition", "refined-without-docs",

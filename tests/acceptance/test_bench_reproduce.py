@@ -149,7 +149,7 @@ def test_usage_errors_name_the_task(tmp_path: Path) -> None:
     assert proc.returncode == 2
     # The task-set check runs first (as 'rra bench check'): every error, located.
     assert proc.stderr.startswith(f"{path}:1:")
-    assert ("error[RRA904] task 'p/e/t': artifact 'shell' has no claim 'nope' (it has 'score', 'absent', 'broken', "
+    assert ("error[RRA954] task 'p/e/t': artifact 'shell' has no claim 'nope' (it has 'score', 'absent', 'broken', "
             "'late')\n") in proc.stderr
     task.update(claim="score", reference=observations(0.5, 0.5))
     path.write_text(json.dumps({"bench_version": "1.0", "id": "x",
@@ -157,6 +157,6 @@ def test_usage_errors_name_the_task(tmp_path: Path) -> None:
     proc = rra("bench", "reproduce", str(path), "-o", str(tmp_path / "out"))
     assert proc.returncode == 2
     assert "error: task set " in proc.stderr
-    assert "error[RRA901] at /papers/0/experiments/0/tasks/0/reference: List should have at least 3 items" \
+    assert "error[RRA951] at /papers/0/experiments/0/tasks/0/reference: List should have at least 3 items" \
         in proc.stderr
     assert not (tmp_path / "out").exists()

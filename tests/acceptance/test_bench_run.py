@@ -204,7 +204,7 @@ def test_usage_errors(tmp_path: Path) -> None:
     proc = rra("bench", "run", str(taskset), "--references", str(other), "--reproducer", "a=true")
     assert proc.returncode == 2
     # The task-set check runs first (as 'rra bench check'): the references file's error, located.
-    assert proc.stderr.startswith(f"{other}:1:37: error[RRA912] the references file belongs to task set 'other', "
+    assert proc.stderr.startswith(f"{other}:1:37: error[RRA962] the references file belongs to task set 'other', "
                                   "not 'tiny-bench'\n")
 
 

@@ -251,8 +251,8 @@ def test_rules_lists_every_code() -> None:
     assert [item["code"] for item in as_json] == every
     assert {item["code"] for item in as_json if item["checked_by"] == "rra env check"} == set(ENV_RULES)
     assert {item["code"] for item in as_json if item["checked_by"] == "rra bench check"} == set(TASKSET_RULES)
-    assert "RRA904  task-claim-unknown" in result.stdout
-    assert render_explain("task-claim-unknown") == generated_rule_pages()["RRA904.md"]
+    assert "RRA954  task-claim-unknown" in result.stdout
+    assert render_explain("task-claim-unknown") == generated_rule_pages()["RRA954.md"]
     assert "RRA701  lock-digest-mismatch" in result.stdout
     assert all(render_explain(code) is not None for code in every)
 
