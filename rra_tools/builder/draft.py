@@ -22,7 +22,7 @@ from .detect.claims import detect_claims
 from .detect.environment import DetectedEnvironment, detect_environment
 from .detect.findings import Finding
 from .detect.launchers import detect_launchers
-from .detect.license import detect_license
+from .detect.license import declared_license, detect_license
 from .detect.paper import detect_paper
 from .detect.system import detect_system
 from .detect.repo import RawRepo, parse_upstream_option
@@ -161,8 +161,13 @@ def _paper(draft: Draft, found: dict[str, Any]) -> dict[str, Any]:
 
 def _code(draft: Draft, repo: RawRepo, upstream: str | None, in_place: bool) -> dict[str, Any]:
     licenses = detect_license(repo)
-    draft.findings.extend(licenses)
     spdx = licenses[0].value if licenses and licenses[0].value != "unrecognised" else None
+    if spdx is None and (declared := declared_license(repo)) is not None:
+        # A license text the table does not know is still reported, with what is used instead.
+        licenses = [Finding(f.item, f.value, f.file, f.line, f"not one of the well-known license texts; "
+                            f"{declared.file} declares {declared.value}") for f in licenses] + [declared]
+        spdx = str(declared.value)
+    draft.findings.extend(licenses)
     code: dict[str, Any] = {"license": spdx or _todo("SPDX license, e.g. MIT")}
     if upstream is not None:
         url, commit = parse_upstream_option(upstream)

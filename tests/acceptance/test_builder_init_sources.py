@@ -157,3 +157,34 @@ if __name__ == "__main__":
     assert not any(line.startswith("  claim tiny-score: launcher") for line in lines)
     done = subprocess.run([sys.executable, "-m", "tinypkg", "--n", "3"], cwd=repo, capture_output=True, text=True)
     assert (done.returncode, done.stdout) == (0, "score: 0.75\n")
+
+
+def test_arxiv_and_doi_links_of_the_readme(tmp_path: Path) -> None:
+    readme = "# Tiny\n\nPaper: https://arxiv.org/abs/2401.01234v2, code of https://doi.org/10.1234/abcd.5678.\n"
+    lines, data = _init(_repo(tmp_path, {"README.md": readme, "run.py": "if __name__ == '__main__':\n    pass\n"}))
+    assert "  paper.arxiv      2401.01234v2  [README.md:3]" in lines, "\n".join(lines)
+    assert "  paper.doi        10.1234/abcd.5678  [README.md:3]" in lines
+    paper = data["paper"]
+    assert (paper["arxiv"], paper["doi"]) == ("2401.01234v2", "10.1234/abcd.5678")  # type: ignore[index]
+
+
+def test_a_declared_license_is_used_where_no_license_text_is_known(tmp_path: Path) -> None:
+    run = "if __name__ == '__main__':\n    pass\n"
+    cff = "cff-version: 1.2.0\nmessage: cite it\ntitle: Tiny\nauthors:\n  - family-names: Okafor\nlicense: MIT\n"
+    lines, data = _init(_repo(tmp_path / "cff", {"CITATION.cff": cff, "LICENSE": "All rights reversed.\n",
+                                                 "run.py": run}))
+    assert "  license          unrecognised  [LICENSE:1]  (not one of the well-known license texts; CITATION.cff " \
+           "declares MIT)" in lines, "\n".join(lines)
+    assert "  license          MIT  [CITATION.cff:6]  (declared in CITATION.cff)" in lines
+    assert data["code"]["license"] == "MIT"  # type: ignore[index]
+    codemeta = '{"name": "tiny",\n "license": "https://spdx.org/licenses/Apache-2.0"}\n'
+    lines, data = _init(_repo(tmp_path / "codemeta", {"codemeta.json": codemeta, "run.py": run}))
+    assert "  license          Apache-2.0  [codemeta.json:2]  (declared in codemeta.json)" in lines
+    assert data["code"]["license"] == "Apache-2.0"  # type: ignore[index]
+    pyproject = '[project]\nname = "tiny"\nversion = "1"\nlicense = "BSD-3-Clause OR MIT"\n'
+    lines, data = _init(_repo(tmp_path / "pyproject", {"pyproject.toml": pyproject, "run.py": run}))
+    assert data["code"]["license"] == "BSD-3-Clause OR MIT"  # type: ignore[index]
+    # A license that is not an SPDX expression stays a placeholder.
+    lines, data = _init(_repo(tmp_path / "prose", {"pyproject.toml": pyproject.replace(
+        '"BSD-3-Clause OR MIT"', '{text = "see the file LICENSE"}'), "run.py": run}))
+    assert data["code"]["license"] == "TODO: SPDX license, e.g. MIT"  # type: ignore[index]

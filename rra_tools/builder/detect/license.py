@@ -5,16 +5,24 @@ extra) parses and validates SPDX *expressions*, and the SPDX matchers that compa
 (scancode-toolkit and similar) are large dependencies with data files. Well-known licenses are told
 apart by a few sentences that only they contain, so a small table of those sentences is enough
 here; anything it does not recognise stays a placeholder for the author rather than a guess.
+
+Where there is no license text (or one the table does not know), the license a metadata file
+declares is used: ``CITATION.cff``'s ``license``, ``codemeta.json``'s ``license`` and
+``pyproject.toml``'s ``[project] license`` are SPDX identifiers by their own specifications
+(codemeta's as an ``https://spdx.org/licenses/ID`` URL), so they are taken as written.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import tomllib
+from typing import Any
 
 from .findings import Finding
 from .repo import RawRepo
 
-__all__ = ["LICENSE_FILES", "detect_license", "match_license"]
+__all__ = ["LICENSE_FILES", "declared_license", "detect_license", "match_license"]
 
 LICENSE_FILES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "LICENCE.txt", "COPYING", "COPYING.txt")
 
@@ -89,3 +97,46 @@ def detect_license(repo: RawRepo) -> list[Finding]:
                         "not one of the well-known license texts; fill in code.license by hand")]
     spdx, line = matched
     return [Finding("license", spdx, name, line, _NOTES.get(spdx, ""))]
+
+
+#: An SPDX license expression's shape: ids (``LicenseRef-`` too) joined by AND, OR, WITH.
+_SPDX = re.compile(r"\(?[A-Za-z0-9][A-Za-z0-9.+-]*\)?(?: +(?:AND|OR|WITH) +\(?[A-Za-z0-9][A-Za-z0-9.+-]*\)?)*")
+
+
+def _spdx(value: Any) -> str | None:
+    if isinstance(value, dict):  # codemeta: {"@id": "https://spdx.org/licenses/MIT"}
+        value = value.get("@id") or value.get("identifier")
+    if not isinstance(value, str):
+        return None
+    text = re.sub(r"^https?://spdx\.org/licenses/", "", value.strip())
+    text = re.sub(r"\.(html|json)$", "", text)
+    return text if _SPDX.fullmatch(text) else None
+
+
+def _line(text: str, needle: str) -> int | None:
+    return next((n for n, line in enumerate(text.splitlines(), 1) if needle in line), None)
+
+
+def declared_license(repo: RawRepo) -> Finding | None:
+    """The SPDX license a metadata file declares: CITATION.cff, then codemeta.json, then
+    pyproject.toml; ``None`` when none declares one."""
+    from .yamlfile import read_yaml
+
+    if repo.has("CITATION.cff"):
+        cff = read_yaml(repo, "CITATION.cff", [])
+        data = cff.data if cff is not None else None
+        spdx = _spdx(data.get("license")) if isinstance(data, dict) else None
+        if cff is not None and spdx is not None:
+            return cff.finding("license", spdx, "license", note="declared in CITATION.cff")
+    for name in ("codemeta.json", "pyproject.toml"):
+        text = repo.text(name)
+        if text is None:
+            continue
+        try:
+            data = json.loads(text) if name.endswith(".json") else tomllib.loads(text).get("project")
+        except (ValueError, tomllib.TOMLDecodeError):
+            continue
+        spdx = _spdx(data.get("license")) if isinstance(data, dict) else None
+        if spdx is not None:
+            return Finding("license", spdx, name, _line(text, "license"), f"declared in {name}")
+    return None
