@@ -40,7 +40,7 @@ class GuideResult:
 
     path: Path
     text: str
-    #: Unified diff (file on disk -> rendered), empty when they agree.
+    #: Unified diff (file on disk -> rendered), empty when they agree or the file is missing.
     diff: list[str]
     #: The file on disk was absent.
     missing: bool
@@ -114,8 +114,10 @@ def check_guide(path: str | Path, *, output: str | Path | None = None, records: 
     except (OSError, UnicodeDecodeError) as exc:
         raise GuideError(f"cannot read the guide {str(target)!r}: {exc}") from None
     diff: list[str] = []
-    if current != text:
-        import difflib  # only here: about 20 ms of import that an unchanged guide does not need
+    if current != text and not missing:
+        # Only here: an unchanged guide needs no difflib, and a missing one no diff (it would be
+        # the whole text; the caller reports it as missing).
+        import difflib
 
         diff = list(difflib.unified_diff(current.splitlines(), text.splitlines(), f"{target.name} (on disk)",
                                          f"{target.name} (rendered)", lineterm=""))

@@ -183,3 +183,19 @@ def test_review_of_a_valid_manifest_imports_neither_pydantic_nor_jsonschema(tmp_
     loaded = set(probe["modules"])
     assert "jsonschema_rs" in loaded
     assert not {"pydantic", "jsonschema"} & loaded, sorted({"pydantic", "jsonschema"} & loaded)
+
+
+def test_writing_a_new_guide_needs_no_diff(tmp_path: Path) -> None:
+    # '--output', not '-o': click looks a short option up among the long ones first, and the
+    # close-match suggestion it prepares for that miss imports difflib itself.
+    import shutil
+
+    art = tmp_path / "art"
+    shutil.copytree(ROOT / "examples" / "digits-logreg", art)
+    probe_code = GUIDE.replace('"-o"', '"--output"')
+    proc = subprocess.run([sys.executable, "-c", probe_code, str(art), str(tmp_path / "NEW.md")],
+                          capture_output=True, text=True, check=False)
+    probe = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert probe["code"] in (0, None), proc.stderr
+    assert (tmp_path / "NEW.md").is_file()
+    assert "difflib" not in probe["modules"]
