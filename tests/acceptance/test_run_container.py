@@ -217,16 +217,15 @@ def test_non_zero_exit_is_recorded(art: Path, engine: Engine, podman: PodmanServ
 
 
 def test_timeout_kills_and_removes_the_container(art: Path, engine: Engine, podman: PodmanService) -> None:
-    start = time.monotonic()
+    # The launcher loops until killed: the record's timeout and SIGKILL show that it was, and
+    # how long creating and stopping a container takes is for benchmarks, not for this test.
     result = run_one(art, "hang", engine)
-    elapsed = time.monotonic() - start
     data = read_record(result)
     assert data["status"] == "timeout" and data["exit_status"] is None
     # The launcher ignores SIGTERM, so the grace period ends in SIGKILL.
     assert data["signal"] == signal.SIGKILL
     assert data["messages"] == ["timed out after 1 s; container stopped with SIGKILL"]
     assert (result.directory / "stdout.log").read_text() == "ready\n"
-    assert elapsed < 15
     no_containers_left(podman)
 
 
@@ -334,7 +333,7 @@ def test_sigkill_of_rra_run_takes_the_container_and_keeps_the_run_locked_until_i
 
     # sh is the container's PID 1, which ignores SIGTERM: only the SIGKILL after the grace ends it.
     data = json.loads((art / "rra.yaml").read_text())
-    data["launchers"].append(_launcher("sleeper", ["sh", "-c", "echo ready; sleep 120"],
+    data["launchers"].append(_launcher("sleeper", ["sh", "-c", "echo ready; sleep 600"],
                                        resources={"timeout_s": 300}))
     (art / "rra.yaml").write_text(json.dumps(data, indent=1))
     proc = subprocess.Popen([sys.executable, "-m", "rra_tools", "run", str(art), "sleeper", "--executor",
@@ -358,11 +357,12 @@ def test_sigkill_of_rra_run_takes_the_container_and_keeps_the_run_locked_until_i
         # While the container lives, its run stays locked: nobody takes it for finished.
         (running,) = finish_orphaned_runs(load_artifact(art))
         assert (running.state, running.record) == ("running", None)
-        deadline = killed + 30
+        # The 5 s grace period, then SIGKILL and removal; waited for up to 120 s (a loaded
+        # machine), far less than the 600 s the container would live by itself.
+        deadline = killed + 120
         while podman.containers(label) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert podman.containers(label) == [], "the container outlived rra run"
-        assert time.monotonic() - killed < 20  # the 5 s grace period, then SIGKILL and removal
+        assert podman.containers(label) == [], "the container was still there 120 s after rra run was killed"
     finally:
         client = podman.client()
         try:
@@ -374,13 +374,13 @@ def test_sigkill_of_rra_run_takes_the_container_and_keeps_the_run_locked_until_i
     # The guard lets go of the run's locks as it exits, just after the removal.
     fd = os.open(run_dir / PENDING_NAME, os.O_RDONLY)
     try:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                assert time.monotonic() < deadline, "the run stayed locked after its container was gone"
+                assert time.monotonic() < deadline, "the run stayed locked 60 s after its container was gone"
                 time.sleep(0.05)
     finally:
         os.close(fd)

@@ -35,7 +35,7 @@ IMAGE = "localhost/rra-test-busybox:latest"
 APPLETS = ("sh", "echo", "cat", "ls", "id", "env", "sleep", "mkdir", "touch", "true", "false", "ip", "printf")
 #: The image's configured PATH, which a run's PATH comes from.
 IMAGE_PATH = "/bin:/usr/bin"
-STARTUP_TIMEOUT_S = 30.0
+STARTUP_TIMEOUT_S = 120.0  # generous: a loaded machine starts services slowly
 
 
 @dataclass
@@ -212,7 +212,8 @@ def podman_service() -> Iterator[PodmanService]:
         while not _ping(service.url):
             if service.process.poll() is not None or time.monotonic() > deadline:
                 detail = (base / "service.log").read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"podman system service did not answer on {service.url}: {detail}")
+                raise RuntimeError(f"podman system service did not answer on {service.url} within {STARTUP_TIMEOUT_S:g} s "
+                                   f"(or exited): {detail}")
             time.sleep(0.05)
         (base / "rootfs.tar").write_bytes(_rootfs_tar(busybox))
         # An ENTRYPOINT the executor must replace, and a PATH it must adopt.

@@ -71,7 +71,7 @@ class RegistryService:
             encoding="utf-8",
         )
 
-    def start(self, timeout_s: float = 30.0) -> None:
+    def start(self, timeout_s: float = 120.0) -> None:
         """Start the process and wait until ``GET /v2/`` answers 200 (401 with ``htpasswd``)."""
         self.write_config()
         log = open(self.log, "ab")  # noqa: SIM115 - closed with the service
