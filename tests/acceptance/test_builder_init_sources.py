@@ -113,9 +113,13 @@ tiny-eval = "tinypkg.cli:main"
 def main(seed, lr):
     print(f"accuracy: {0.9}")
 """
+    readme = "# Tiny\n\n```sh\npip install .\ntiny-eval --seed 1\n```\n"
     lines, data = _init(_repo(tmp_path, {"pyproject.toml": pyproject, "tinypkg/__init__.py": "",
-                                         "tinypkg/cli.py": cli}))
+                                         "tinypkg/cli.py": cli, "README.md": readme}))
     for line in (
+        # The README runs the console script: printed beside the launcher (not an install step).
+        "  readme-command   tiny-eval --seed 1  [README.md:5]  (a command the README shows; compare it with the "
+        "launchers)",
         "  requirement      numpy>=1.24  [pyproject.toml:10]",
         "  python           3.10  [pyproject.toml:8]  (lower bound of '>=3.10': the oldest allowed, not necessarily "
         "the one the authors ran)",

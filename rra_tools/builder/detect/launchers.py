@@ -348,8 +348,9 @@ _SHELL_LANGS = frozenset({"", "bash", "sh", "shell", "console", "zsh"})
 _COMMAND = re.compile(r"^(python[0-9.]*|bash|sh|\./|torchrun|accelerate|deepspeed|mlflow|dvc|make)\b")
 
 
-def readme_commands(name: str, text: str) -> list[Finding]:
-    """Commands in the README's shell code blocks that run something (not install steps)."""
+def readme_commands(name: str, text: str, scripts: frozenset[str] = frozenset()) -> list[Finding]:
+    """Commands in the README's shell code blocks that run something (not install steps):
+    interpreters, runners, and the package's own console ``scripts``."""
     found: list[Finding] = []
     fence: str | None = None
     shell = False
@@ -363,7 +364,7 @@ def readme_commands(name: str, text: str) -> list[Finding]:
             continue
         if fence is not None and shell:
             command = line.strip().removeprefix("$ ").strip()
-            if _COMMAND.match(command):
+            if _COMMAND.match(command) or command.split(" ", 1)[0] in scripts:
                 found.append(Finding("readme-command", command, name, number,
                                      "a command the README shows; compare it with the launchers"))
     return found
@@ -378,7 +379,7 @@ def detect_launchers(repo: RawRepo, console_scripts: dict[str, tuple[str, str, i
     readme = repo.first("README.md", "README.rst", "README")
     readme_text = repo.text(readme) if readme else None
     if readme is not None and readme_text is not None:
-        out.findings.extend(readme_commands(readme, readme_text))
+        out.findings.extend(readme_commands(readme, readme_text, frozenset(console_scripts)))
     _scripts(repo, out)
     _mlproject(repo, out, taken, problems)
     _dvc(repo, out, taken, problems)
