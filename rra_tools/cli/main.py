@@ -92,8 +92,8 @@ def validate(paths: tuple[str, ...], fmt: str, fail_on: str | None, select: str 
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules(fmt: str) -> None:
     """List every rule: code, name, default severity, whether it is on by default, the command
-    that reports it ('rra validate', 'rra env check' for RRA700-RRA799, 'rra bench check' for
-    RRA950-RRA999) and a summary."""
+    that reports it ('rra validate', 'rra env check' for RRA700-RRA799, 'rra review' for
+    RRA900-RRA949, 'rra bench check' for RRA950-RRA999) and a summary."""
     from .rules_cmd import render_rules
 
     click.echo(render_rules(fmt), nl=False)
@@ -103,7 +103,8 @@ def rules(fmt: str) -> None:
 @click.argument("code")
 def explain(code: str) -> None:
     """Explain one rule: what it checks, why, a failing example and the fix. Codes of 'rra env
-    check' (RRA700-RRA799) and 'rra bench check' (RRA950-RRA999) are explained too."""
+    check' (RRA700-RRA799), 'rra review' (RRA900-RRA949) and 'rra bench check' (RRA950-RRA999) are
+    explained too."""
     from .rules_cmd import render_explain
 
     text = render_explain(code)

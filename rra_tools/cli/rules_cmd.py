@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import json
 
-from ..validate.catalog import ENV_RULES, RULES, TASKSET_RULES, Rule
+from ..validate.catalog import ENV_RULES, REVIEW_RULES, RULES, TASKSET_RULES, Rule
 
 __all__ = ["find_rule", "render_explain", "render_rules"]
 
 _COLUMNS = ("CODE", "NAME", "SEVERITY", "ENABLED", "CHECKED BY", "SUMMARY")
-_VALIDATE, _ENV_CHECK, _BENCH_CHECK = "rra validate", "rra env check", "rra bench check"
+_VALIDATE, _ENV_CHECK, _REVIEW, _BENCH_CHECK = "rra validate", "rra env check", "rra review", "rra bench check"
 
 
 def _entries() -> list[dict[str, object]]:
-    """Every code in code order: the validator's rules, ``rra env check``'s codes (RRA700-RRA799) and
-    ``rra bench check``'s (RRA950-RRA999), each with the command that reports it."""
+    """Every code in code order: the validator's rules, ``rra env check``'s codes (RRA700-RRA799),
+    ``rra review``'s (RRA900-RRA949) and ``rra bench check``'s (RRA950-RRA999), each with the command
+    that reports it."""
     from ..validate.diagnostics import DOCS_BASE_URL
 
     items: dict[str, dict[str, object]] = {
@@ -26,6 +27,10 @@ def _entries() -> list[dict[str, object]]:
         items[e.code] = {"code": e.code, "name": e.name, "severity": e.severity.label, "enabled": True,
                          "status": "stable", "added": "1.0", "section": e.section, "summary": e.summary,
                          "url": f"{DOCS_BASE_URL}/{e.code}", "checked_by": _ENV_CHECK}
+    for r in REVIEW_RULES.values():
+        items[r.code] = {"code": r.code, "name": r.name, "severity": r.severity.label, "enabled": True,
+                         "status": "stable", "added": "1.1", "section": r.section, "summary": r.summary,
+                         "url": f"{DOCS_BASE_URL}/{r.code}", "checked_by": _REVIEW}
     for t in TASKSET_RULES.values():
         items[t.code] = {"code": t.code, "name": t.name, "severity": t.severity.label, "enabled": True,
                          "status": "stable", "added": "1.1", "section": t.section, "summary": t.summary,
@@ -62,15 +67,19 @@ def find_rule(selector: str) -> Rule | None:
 
 def render_explain(code: str) -> str | None:
     """The documentation page of the rule ``code`` (a code or a rule name), or of a code of
-    ``rra env check`` or ``rra bench check``; None when unknown."""
+    ``rra env check``, ``rra review`` or ``rra bench check``; None when unknown."""
     rule = find_rule(code)
     if rule is None:
-        from ..validate.rule_docs import env_code_page, taskset_code_page
+        from ..validate.rule_docs import env_code_page, review_code_page, taskset_code_page
 
         wanted = code.strip()
         env = ENV_RULES.get(wanted.upper()) or next((r for r in ENV_RULES.values() if r.name == wanted), None)
         if env is not None:
             return env_code_page(env.code)
+        review = REVIEW_RULES.get(wanted.upper()) or next((r for r in REVIEW_RULES.values() if r.name == wanted),
+                                                          None)
+        if review is not None:
+            return review_code_page(review.code)
         task = TASKSET_RULES.get(wanted.upper()) or next((r for r in TASKSET_RULES.values() if r.name == wanted),
                                                          None)
         return None if task is None else taskset_code_page(task.code)

@@ -2,8 +2,10 @@
 
 It holds every code rra-tools reports: :data:`RULES`, the rules of ``rra validate``,
 :data:`ENV_RULES`, the codes RRA700-RRA799 of ``rra env check`` (which compares a live machine
-with the manifest, and so is not a rule of the static validator), and :data:`TASKSET_RULES`, the
-codes RRA950-RRA999 of ``rra bench check`` (which checks a benchmark's task set, not a manifest).
+with the manifest, and so is not a rule of the static validator), :data:`REVIEW_RULES`, the codes
+RRA900-RRA949 of ``rra review``'s own findings, and :data:`TASKSET_RULES`, the codes RRA950-RRA999
+of ``rra bench check`` (which checks a benchmark's task set, not a manifest). No code is in two of
+them.
 
 Codes are never reused; a removed rule keeps its entry with ``status="removed"``. The long
 documentation of each rule (why it matters, a failing example, the fix) lives beside the check
@@ -17,7 +19,8 @@ from dataclasses import dataclass
 
 from .diagnostics import DOCS_BASE_URL, Severity
 
-__all__ = ["ENV_RULES", "RULES", "TASKSET_RULES", "EnvRule", "Rule", "TaskSetRule", "rule"]
+__all__ = ["ENV_RULES", "REVIEW_RULES", "RULES", "TASKSET_RULES", "EnvRule", "ReviewRule", "Rule", "TaskSetRule",
+           "rule"]
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741 - short, for the table below
 
@@ -264,6 +267,89 @@ ENV_RULES: dict[str, EnvRule] = {r.code: r for r in (
     EnvRule("RRA711", "package-unchecked", Severity.INFO,
             "A locked package cannot be compared with the live environment (a conda package, or one "
             "without a version)."),
+)}
+
+
+@dataclass(frozen=True)
+class ReviewRule:
+    """One kind of finding of ``rra review`` that only a review can see (re-running, comparing,
+    tracing, challenging choices): stable code, name, default severity and what it means."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    #: The part of the specification about an artifact's independent review.
+    section: str = "spec/02-manifest.md#review"
+
+
+#: The codes of ``rra review``'s own findings (RRA900-RRA949), by code. A review also reports the
+#: findings of ``rra validate`` under the validator's codes; these are for what only a review sees.
+#: :mod:`rra_tools.builder.review_codes` takes its codes from here (the builder is above this layer).
+REVIEW_RULES: dict[str, ReviewRule] = {r.code: r for r in (
+    # Re-running from a clean shell.
+    ReviewRule("RRA900", "review-run-failed", E,
+               "A launcher's clean-shell run did not succeed (non-zero exit, failed, timeout, interrupted), was skipped "
+               "because a dependency failed, or could not be set up."),
+    ReviewRule("RRA901", "review-outside-interval", E,
+               "The value the review's runs give for a claim lies outside the claim's acceptance interval."),
+    ReviewRule("RRA902", "review-no-value", E,
+               "The review's runs give no value for a claim (no successful run of its launcher holds one)."),
+    ReviewRule("RRA903", "value-differs-from-record", W,
+               "A review run's value for a claim differs from the author's recorded run of the same launcher and seed "
+               "(or repeat)."),
+    ReviewRule("RRA904", "output-differs-from-record", W,
+               "A review run's output differs (SHA-256) from the author's recorded run of the same launcher and seed; "
+               "a warning for a launcher that is not stochastic, information for a seeded one."),
+    ReviewRule("RRA905", "run-not-recorded", W,
+               "The review ran a launcher and seed (or repeat) for which the author's run records hold no successful run."),
+    # The environment of the review.
+    ReviewRule("RRA910", "review-no-lock", E,
+               "The manifest has no environment lock, so no fresh environment can be built for the review; it runs in "
+               "the current interpreter only with --env current (in a container, --env container, the image is the "
+               "environment and no lock is needed to run)."),
+    ReviewRule("RRA911", "review-environment-failed", E,
+               "The review's environment (built from the lock, or the container image) could not be set up; nothing ran."),
+    ReviewRule("RRA912", "review-current-environment", W,
+               "The review ran in the interpreter running rra review (--env current), not in an environment built "
+               "from the lock."),
+    # Tracing each claim to evidence.
+    ReviewRule("RRA920", "claim-untraced", E,
+               "A claim has no successful run record of its launcher holding a value: it traces to no evidence."),
+    ReviewRule("RRA921", "record-output-missing", E,
+               "A run record counted for a claim names an output (or log) that is not in the artifact, or names none."),
+    ReviewRule("RRA922", "record-output-digest-mismatch", E,
+               "The file a run record names has another SHA-256 than the record says: it was changed or overwritten "
+               "since the run."),
+    ReviewRule("RRA923", "record-value-mismatch", E,
+               "Re-extracting the claim's value from the recorded output with the claim's rule does not give the "
+               "record's value."),
+    ReviewRule("RRA924", "observation-record-mismatch", E,
+               "A reference observation's run_record is not a successful run record of the claim's launcher with the "
+               "observation's seed and value."),
+    # Challenging choices without support.
+    ReviewRule("RRA930", "change-without-evidence", E,
+               "A change record's evidence says nothing that can be checked (\"none\", \"n/a\", a placeholder), names "
+               "a file that is not in the artifact, or names a run record whose run did not succeed."),
+    ReviewRule("RRA931", "method-change-unknown", E,
+               "A change record says alters_method: unknown: whether it changes what the paper's method computes was "
+               "never decided."),
+    ReviewRule("RRA932", "patch-without-change", E,
+               "A patch of code.patches has no change record saying why it was made."),
+    ReviewRule("RRA933", "patch-series-unproven", E,
+               "The patch series does not reproduce the artifact's code ('rra change verify' fails)."),
+    ReviewRule("RRA934", "discrepancy-undecided", E,
+               "A discrepancy's decision is not written: its rationale (or what the paper says, or the impact) is "
+               "still a placeholder."),
+    ReviewRule("RRA935", "discrepancy-without-claims", W,
+               "A discrepancy names no claim, so a reader cannot see which numbers it may move."),
+    ReviewRule("RRA936", "seed-not-passed", W,
+               "A stochastic launcher declares seeds but its argv never passes {seed}: every seed runs the same command."),
+    ReviewRule("RRA937", "hardware-undeclared", W,
+               "The manifest does not declare environment.hardware: a reviewer cannot tell whether their machine "
+               "matches the one that produced the numbers."),
+    ReviewRule("RRA938", "guide-missing", W,
+               "The artifact has no reproduction guide (neither guide.path nor REPRODUCE.md); 'rra guide' writes it."),
 )}
 
 

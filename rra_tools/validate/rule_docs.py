@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .catalog import ENV_RULES, RULES, TASKSET_RULES, Rule
+from .catalog import ENV_RULES, REVIEW_RULES, RULES, TASKSET_RULES, Rule
 
 __all__ = [
     "BASE_FILES",
@@ -58,6 +58,8 @@ __all__ = [
     "load_docs",
     "merge_manifest",
     "rule_doc",
+    "review_code_page",
+    "review_codes_table",
     "rule_page",
     "taskset_code_page",
     "taskset_codes_table",
@@ -122,7 +124,7 @@ def _read(path: Path) -> dict[str, RuleDoc]:
     docs = {}
     for code, entry in data.items():
         where = f"{path.name}: [{code}]"
-        if code not in RULES and code not in ENV_RULES and code not in TASKSET_RULES:
+        if code not in RULES and code not in ENV_RULES and code not in REVIEW_RULES and code not in TASKSET_RULES:
             raise ValueError(f"{where} documents no code of the catalog")
         if not isinstance(entry, dict):
             raise ValueError(f"{where} is not a table")
@@ -426,6 +428,11 @@ def index_page() -> str:
         "RRA700 – RRA799 are the environment range: `rra env check` reports them about the machine it runs "
         "on, and `rra validate` never does.", "",
         env_codes_table().replace("](rules/", "]("),
+        "## Codes of `rra review`", "",
+        "RRA900 – RRA949 are the review range: `rra review` reports them about what only an independent review "
+        "sees (re-running, comparing with the records, tracing claims to evidence, challenging changes); it "
+        "reports the findings of `rra validate` under their own codes, and `rra validate` never reports these.", "",
+        review_codes_table().replace("](rules/", "]("),
         "## Codes of `rra bench check`", "",
         "RRA950 – RRA999 are the task-set range: `rra bench check` reports them about a benchmark's task set "
         "(and its private references file), and `rra bench run`, `reproduce` and `score` check the task set "
@@ -490,6 +497,34 @@ def taskset_code_page(code: str, doc: RuleDoc | None = None) -> str:
     ])
 
 
+_REVIEW_NOTE = ("Reported by `rra review`, the independent review of an artifact: it re-runs the launchers from a "
+                "clean shell, compares with the author's run records, traces each claim to evidence and challenges "
+                "changes made without support (see [docs/builder.md](../builder.md#review-rra-review)). It is not a "
+                "rule of `rra validate`, so it cannot be selected or ignored there.")
+
+
+def review_code_page(code: str) -> str:
+    """The Markdown page of the code ``code`` of ``rra review``'s own findings (KeyError if unknown)."""
+    rule = REVIEW_RULES[code]
+    return "\n".join([
+        f"# {rule.code} — {rule.name}", "",
+        rule.summary, "",
+        f"- Default severity: {rule.severity.label}",
+        "- Reported by: `rra review`",
+        f"- Specification: [{rule.section}](../../{rule.section})",
+        "", _REVIEW_NOTE, "",
+    ])
+
+
+def review_codes_table() -> str:
+    """The table of ``rra review``'s own codes (in the rules index)."""
+    lines = ["| Code | Name | Severity | Meaning |", "|---|---|---|---|"]
+    for code in sorted(REVIEW_RULES):
+        rule = REVIEW_RULES[code]
+        lines.append(f"| [{code}](rules/{code}.md) | {rule.name} | {rule.severity.label} | {_cell(rule.summary)} |")
+    return "\n".join(lines) + "\n"
+
+
 def taskset_codes_table() -> str:
     """The table of ``rra bench check``'s codes (in the rules index and spec/07-task-sets.md)."""
     lines = ["| Code | Name | Severity | Meaning |", "|---|---|---|---|"]
@@ -537,13 +572,16 @@ def catalog_table(spec: Path) -> str:
     reports it, the version that added it and the section of the specification (in the folder
     ``spec``) it enforces. ValueError when a section names no heading there."""
     lines = ["| Code | Name | Default severity | Reported by | Added | Section |", "|---|---|---|---|---|---|"]
-    for code in sorted({*RULES, *ENV_RULES, *TASKSET_RULES}):
+    for code in sorted({*RULES, *ENV_RULES, *REVIEW_RULES, *TASKSET_RULES}):
         if code in RULES:
             rule = RULES[code]
             row = (rule.name, rule.severity.label, _checked_by(rule), rule.added, rule.section)
         elif code in ENV_RULES:
             env = ENV_RULES[code]
             row = (env.name, env.severity.label, "environment check", "1.0", env.section)
+        elif code in REVIEW_RULES:
+            review = REVIEW_RULES[code]
+            row = (review.name, review.severity.label, "review", "1.1", review.section)
         else:
             task = TASKSET_RULES[code]
             row = (task.name, task.severity.label, "task-set check", "1.1", task.section)
@@ -555,7 +593,7 @@ def catalog_table(spec: Path) -> str:
 
 def generated_rule_pages() -> dict[str, str]:
     """Each file of ``docs/rules/`` (name -> Markdown): ``README.md``, one ``<CODE>.md`` per rule,
-    one per code of ``rra env check`` and one per code of ``rra bench check``."""
+    one per code of ``rra env check``, of ``rra review`` and of ``rra bench check``."""
     docs = load_docs()
     missing = sorted(set(RULES) - set(docs))
     if missing:
@@ -566,6 +604,8 @@ def generated_rule_pages() -> dict[str, str]:
         pages[f"{code}.md"] = rule_page(code, docs[code])
     for code in sorted(ENV_RULES):
         pages[f"{code}.md"] = env_code_page(code, docs.get(code))
+    for code in sorted(REVIEW_RULES):
+        pages[f"{code}.md"] = review_code_page(code)
     missing = sorted(set(TASKSET_RULES) - set(docs))
     if missing:
         raise ValueError(f"no documentation for {', '.join(missing)}: add it to {DOCS_DIR / 'taskset.toml'}")

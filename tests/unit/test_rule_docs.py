@@ -105,13 +105,13 @@ def _example_params() -> list[object]:
 
 def test_every_rule_has_docs_and_a_page() -> None:
     from rra_tools.env.check import ENV_RULES
-    from rra_tools.validate.catalog import TASKSET_RULES
+    from rra_tools.validate.catalog import REVIEW_RULES, TASKSET_RULES
 
     assert sorted(DOCS) == sorted({*RULES, *TASKSET_RULES})
     assert not set(RULES) & set(ENV_RULES), "validator rules and env check codes share one code space"
     assert not (set(RULES) | set(ENV_RULES)) & set(TASKSET_RULES), "task-set codes have a range of their own"
     assert sorted(generated_rule_pages()) == [
-        "README.md", *(f"{code}.md" for code in sorted({*RULES, *ENV_RULES, *TASKSET_RULES}))]
+        "README.md", *(f"{code}.md" for code in sorted({*RULES, *ENV_RULES, *REVIEW_RULES, *TASKSET_RULES}))]
 
 
 def test_each_rule_is_read_from_the_file_beside_its_check() -> None:
@@ -235,12 +235,12 @@ def test_generated_pages_are_committed() -> None:
 
 
 def test_rules_lists_every_code() -> None:
-    """Through the real command: the validator's rules, rra env check's and rra bench check's codes,
-    all explainable."""
-    from rra_tools.validate.catalog import ENV_RULES, TASKSET_RULES
+    """Through the real command: the validator's rules, rra env check's, rra review's and rra bench
+    check's codes, all explainable."""
+    from rra_tools.validate.catalog import ENV_RULES, REVIEW_RULES, TASKSET_RULES
     from tests.rra_cli import rra
 
-    every = sorted([*RULES, *ENV_RULES, *TASKSET_RULES])
+    every = sorted([*RULES, *ENV_RULES, *REVIEW_RULES, *TASKSET_RULES])
     assert {f"RRA7{n:02d}" for n in range(12)} <= set(ENV_RULES)
     result = rra("rules")
     assert result.returncode == 0
@@ -251,6 +251,8 @@ def test_rules_lists_every_code() -> None:
     assert [item["code"] for item in as_json] == every
     assert {item["code"] for item in as_json if item["checked_by"] == "rra env check"} == set(ENV_RULES)
     assert {item["code"] for item in as_json if item["checked_by"] == "rra bench check"} == set(TASKSET_RULES)
+    assert {item["code"] for item in as_json if item["checked_by"] == "rra review"} == set(REVIEW_RULES)
+    assert "RRA930  change-without-evidence" in result.stdout
     assert "RRA954  task-claim-unknown" in result.stdout
     assert render_explain("task-claim-unknown") == generated_rule_pages()["RRA954.md"]
     assert "RRA701  lock-digest-mismatch" in result.stdout
@@ -273,15 +275,16 @@ def test_explain_unknown_rule_is_a_usage_error() -> None:
 
 def test_spec_rule_catalog_lists_every_code_with_its_name_and_severity() -> None:
     from rra_tools.env.check import ENV_RULES
-    from rra_tools.validate.catalog import TASKSET_RULES
+    from rra_tools.validate.catalog import REVIEW_RULES, TASKSET_RULES
 
     spec = (REPO / "spec" / "06-rules.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| `(RRA\d{3})` \| ([a-z0-9-]+) \| (\w+) \| ([a-z, -]+) \|", spec, re.M)
-    assert [code for code, *_ in rows] == sorted({*RULES, *ENV_RULES, *TASKSET_RULES})
+    assert [code for code, *_ in rows] == sorted({*RULES, *ENV_RULES, *REVIEW_RULES, *TASKSET_RULES})
     for code, name, severity, reported_by in rows:
-        rule = RULES.get(code) or ENV_RULES.get(code) or TASKSET_RULES[code]
+        rule = RULES.get(code) or ENV_RULES.get(code) or REVIEW_RULES.get(code) or TASKSET_RULES[code]
         assert (name, severity) == (rule.name, rule.severity.label), code
         assert reported_by == ("environment check" if code in ENV_RULES else "task-set check" if code in TASKSET_RULES
+                               else "review" if code in REVIEW_RULES
                                else "validator" if RULES[code].enabled else "validator, when selected"), code
 
 
