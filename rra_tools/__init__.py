@@ -11,7 +11,8 @@ SPEC_VERSION = "1.1"
 FORMAT_VERSIONS = {"manifest": SPEC_VERSION, "run-record": "1.1", "report": "1.0", "conformance": "1.0",
                    "taskset": "1.0", "bench-results": "1.0", "bench-references": "1.0",
                    "submission": "1.0", "review": "1.0", "bench-report": "1.0", "agent-request": "1.0",
-                   "agent-answer": "1.0"}
+                   "agent-answer": "1.0", "review-time": "1.0",
+                   "audit-labels": "1.0", "packet-set": "1.0"}
 
 #: Released manifest schemas that are kept byte for byte (tests/unit/test_schema_sync.py checks
 #: their SHA-256); only the current version is generated.

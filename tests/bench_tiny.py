@@ -10,13 +10,14 @@ the paper's reported value, 0.8125, is printed in the paper and is not a secret.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from .builder_repos import git
 
-__all__ = ["EXACT_REFS", "REPRODUCERS", "VARIABLE_REFS", "tiny_artifact", "tiny_taskset"]
+__all__ = ["EXACT_REFS", "REPRODUCERS", "VARIABLE_REFS", "secret_pattern", "tiny_artifact", "tiny_taskset"]
 
 #: The variable task's hidden reference values, and the exact task's.
 VARIABLE_REFS = (0.8117, 0.8129, 0.8133, 0.8121, 0.8126)
@@ -139,3 +140,21 @@ def reproducer_commands(directory: Path, manifest: Path) -> dict[str, str]:
     commands["garbage"] = "echo '{not json' > submission.json"
     commands["silent"] = "true"
     return commands
+
+
+def _forms(value: float) -> set[str]:
+    # Every textual form a reference value could take in a file: its repr, and 1 to 8 decimals
+    # where that still names it (at least 3 significant digits, so '0.81' is not counted).
+    forms = {repr(value)} | {f"{value:.{d}f}" for d in range(1, 9)}
+    return {f for f in forms if len(f.replace(".", "").lstrip("0")) >= 3 and float(f) == round(value, 8)
+            or f == repr(value)}
+
+
+def secret_pattern() -> re.Pattern[str]:
+    """Any textual form of a secret reference value of the tiny task set. The exact task's
+    references equal the paper's printed value, which the paper shows anyway: the secret ones
+    are the variable task's."""
+    secret = {f for v in VARIABLE_REFS for f in _forms(v)}
+    assert not secret & {f for v in EXACT_REFS for f in _forms(v)}
+    return re.compile(r"(?<![0-9.])(" + "|".join(map(re.escape, sorted(secret, key=len, reverse=True)))
+                      + r")(?![0-9])")

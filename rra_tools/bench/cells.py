@@ -31,6 +31,7 @@ import shutil
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -51,6 +52,7 @@ from ..run.gpus import GpuInfo
 from ..run.gpus import inventory as gpu_inventory
 from ..run.plan import find_launcher, launcher_order
 from .audit import AuditContext, audit_submission
+from .construction import construction_of
 from .errors import BenchError
 from .executor import CellEvent, CellSlot, execute
 from .executor import CellResult as ExecutorResult
@@ -237,7 +239,10 @@ def judge_cell(cell: Cell, bench: BenchRun, prepared: PreparedCell, started: flo
                                          **common))
     context = AuditContext(workspace, before=prepared.before, started=started, ended=ended,
                            honeypots={cell.task: prepared.decoys}, live=True)
+    wall0, cpu0 = time.perf_counter(), time.thread_time()
     findings = audit_submission(submitted, {cell.task: task}, context).get(cell.task, [])
+    common.update({"audit_wall_s": round(time.perf_counter() - wall0, 6),
+                   "audit_cpu_s": round(time.thread_time() - cpu0, 6)})
     state, value, inside, detail = score_value(cell.task, task.interval, submitted.values.get(cell.task), findings)
     return _store(directory, _result(cell, state, detail, value=value, inside=inside,
                                      findings=[f.model_dump() for f in findings], **common))
@@ -257,6 +262,9 @@ def run_cell(cell: Cell, bench: BenchRun, *, gpus: Sequence[int] | None = None,
                              memory_limit_mib)
     common: dict[str, object] = {"wall_s": round(ended.wall_s, 6), "exit_status": ended.exit_status,
                                  "transformation": prepared.transformation}
+    if gpus:
+        # GPU-hours as the executor measures them: the devices it held for the reproducer's run.
+        common.update({"gpus_assigned": len(gpus), "gpu_hours": round(ended.wall_s * len(gpus) / 3600, 9)})
     if ended.stopped is not None:
         kind = InfrastructureKind.TIMEOUT if ended.stopped == "timeout" else InfrastructureKind.INTERRUPTED
         why = (f"the reproducer ran past the wall-clock limit of {limits.wall_clock_s:g} s and was killed"
@@ -431,7 +439,9 @@ def collect_results(taskset: LoadedTaskSet, cells: Sequence[CellResult], mode: s
     """The results file of a reproducer-mode benchmark (or of scored submissions): every task with
     its interval, every cell, totals per reproducer and condition, and over all."""
     tasks = [TaskResult(paper=t.paper, experiment=t.experiment, task=t.task.id, artifact=str(t.artifact.root),
-                        digest=t.digest, claim=t.task.claim, launcher=t.launcher, interval=_interval(t)) for t in taskset.tasks]
+                        digest=t.digest, claim=t.task.claim, launcher=t.launcher, interval=_interval(t),
+                        gpus=find_launcher(t.artifact, t.launcher).resources.gpus,
+                        construction=construction_of(t.artifact.root)) for t in taskset.tasks]
     return BenchResults(bench_version="1.0", mode=mode, taskset=taskset.model.id, repeats=taskset.model.repeats,
                         tasks=tasks, cells=list(cells), groups=group_totals(cells),
                         totals=totals((str(c.state) for c in cells), RUN_STATES))

@@ -19,6 +19,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
+from ..model.bench_cost import CostPrices, ReviewTime
 from ..model.bench_report import (
     BenchReport,
     Bootstrap,
@@ -59,6 +60,10 @@ class ReportCell:
     cost_usd: float | None = None
     tokens: int | None = None
     gpu_hours: float | None = None
+    #: GPU-hours the executor measured (wall x GPUs assigned), and the auditor's own time.
+    gpu_hours_measured: float | None = None
+    audit_cpu_s: float | None = None
+    audit_wall_s: float | None = None
     findings: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -104,12 +109,15 @@ def cells_of(data: dict[str, Any]) -> list[ReportCell]:
     for task in data.get("tasks", []):
         key = f"{task['paper']}/{task['experiment']}/{task['task']}"
         stability[key] = task["interval"]["stability"]
+        gpus = task.get("gpus") or 0
         for a in task.get("attempts", []):
             state = a["state"]
+            wall = a.get("wall_s")
             cells.append(ReportCell(
                 key=f"{key}/attempt-{a['number']}", paper=task["paper"], task=key, condition="refined",
                 reproducer=REEXECUTION, stability=stability[key], state=state, detail=a.get("detail"),
-                infrastructure=_infra_kind(a.get("detail")) if state == _INFRA else None, wall_s=a.get("wall_s")))
+                infrastructure=_infra_kind(a.get("detail")) if state == _INFRA else None, wall_s=wall,
+                gpu_hours_measured=wall * gpus / 3600 if gpus and wall is not None else None))
     for c in data.get("cells", []):
         cell = c["cell"]
         task = str(cell["task"])
@@ -121,7 +129,9 @@ def cells_of(data: dict[str, Any]) -> list[ReportCell]:
             stability=stability.get(task, "stable"), state=str(c["state"]), detail=c.get("detail"),
             infrastructure=c.get("infrastructure") or (_infra_kind(c.get("detail")) if c["state"] == _INFRA else None),
             wall_s=wall if wall is not None else usage.get("wall_s"), cost_usd=usage.get("cost_usd"),
-            tokens=usage.get("tokens"), gpu_hours=usage.get("gpu_hours"), findings=list(c.get("findings") or [])))
+            tokens=usage.get("tokens"), gpu_hours=usage.get("gpu_hours"), gpu_hours_measured=c.get("gpu_hours"),
+            audit_cpu_s=c.get("audit_cpu_s"), audit_wall_s=c.get("audit_wall_s"),
+            findings=list(c.get("findings") or [])))
     return cells
 
 
@@ -262,9 +272,15 @@ def _cost_time(cells: Sequence[ReportCell]) -> list[CostTime]:
 
 
 def build_report(data: dict[str, Any], results: str, *, seed: int = 0, resamples: int = 2000,
-                 confidence: float = 0.95) -> BenchReport:
-    """The report of the results ``data`` (read from ``results``); deterministic for a seed."""
+                 confidence: float = 0.95, prices: CostPrices | None = None, review: ReviewTime | None = None,
+                 review_source: str | None = None) -> BenchReport:
+    """The report of the results ``data`` (read from ``results``); deterministic for a seed.
+    ``prices`` and ``review`` (human review time, read from ``review_source``) go into its full
+    cost (:mod:`.cost`)."""
+    from .cost import DEFAULT_PRICES, full_cost
+
     cells = cells_of(data)
+    cost = full_cost(data, cells, prices=prices or DEFAULT_PRICES, review=review, review_source=review_source)
     boot = _Bootstrapper(resamples, seed, confidence)
 
     def group(members: list[ReportCell], cluster: str = "paper", **names: str) -> GroupRate:
@@ -285,19 +301,25 @@ def build_report(data: dict[str, Any], results: str, *, seed: int = 0, resamples
         overall=group(cells), by_reproducer_condition=by_rc, by_stability=by_stability, by_paper=by_paper,
         paired=_paired(cells, boot), spread=_spread(by_rc), cost_time=_cost_time(cells), infrastructure=infra,
         findings=findings, stable_tasks=sum(v == "stable" for v in classes.values()),
-        variable_tasks=sum(v == "variable" for v in classes.values()),
+        variable_tasks=sum(v == "variable" for v in classes.values()), full_cost=cost,
         # Last: the bootstrap's draws for the figures above stay what they were without ablations.
         factorial=factorial_analyses(cells, boot))
 
 
-def write_report(results: Path, out: Path, *, seed: int = 0, resamples: int = 2000) -> tuple[BenchReport, list[Path]]:
-    """Read ``results``, build its report and write ``report.json``, ``report.html`` and
-    ``report.md`` into ``out`` (each atomically); the report and the files written."""
+def write_report(results: Path, out: Path, *, seed: int = 0, resamples: int = 2000, prices: CostPrices | None = None,
+                 review_time: Path | None = None) -> tuple[BenchReport, list[Path]]:
+    """Read ``results`` (and the human ``review_time`` file), build its report and write
+    ``report.json``, ``report.html`` and ``report.md`` into ``out`` (each atomically); the report
+    and the files written."""
+    from .cost import load_review_time
+
     from ..io.atomic import write_atomic
     from .report_plots import PLOTS, render_plots
     from .report_render import render_html, render_markdown
 
-    report = build_report(load_results(results), str(results), seed=seed, resamples=resamples)
+    review = load_review_time(review_time) if review_time is not None else None
+    report = build_report(load_results(results), str(results), seed=seed, resamples=resamples, prices=prices,
+                          review=review, review_source=None if review_time is None else str(review_time))
     plots = render_plots(report)
     out.mkdir(parents=True, exist_ok=True)
     files = {"report.json": report.model_dump_json(indent=2, exclude_none=True) + "\n",

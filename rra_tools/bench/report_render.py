@@ -61,6 +61,10 @@ def _tables(report: BenchReport) -> list[tuple[str, list[str], list[list[str]]]]
     tables.append(("Audit findings", ["cell", "kind", "confirmed", "detail", "evidence"],
                    [[f.cell, f.kind, "yes" if f.confirmed else "no (refuted)", f.detail, "; ".join(f.evidence)]
                     for f in report.findings] or [["none", "", "", "", ""]]))
+    if report.full_cost is not None:
+        from .report_cost import cost_tables
+
+        tables.extend(cost_tables(report.full_cost))
     return tables
 
 

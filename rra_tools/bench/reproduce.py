@@ -50,6 +50,7 @@ from ..run.local import MEMORY_LIMIT_NOTE
 from ..run.orchestrate import PlanOutcome, run_plans
 from ..run.plan import RunPlan, find_launcher, launcher_order, plan_runs
 from ..run.results import claim_values, latest_successful
+from .construction import construction_of
 from .errors import BenchError
 from .executor import CellEvent, CellResult, CellSlot, execute
 from .scoring import totals as count_states
@@ -309,7 +310,8 @@ def reproduce(taskset: LoadedTaskSet, out: Path, on_attempt: OnAttempt | None = 
             digest=task.digest, claim=task.task.claim, launcher=task.launcher,
             interval=IntervalResult(low=iv.low, high=iv.high, center=iv.center, half_width=iv.half_width, n=iv.n,
                                     stability="stable" if iv.stable else "variable", source=task.source),
-            attempts=attempts))
+            gpus=find_launcher(task.artifact, task.launcher).resources.gpus,
+            construction=construction_of(task.artifact.root), attempts=attempts))
     totals = count_states((str(a.state) for t in results for a in t.attempts), REPRODUCE_STATES)
     return BenchResults(bench_version="1.0", mode="reproduce", taskset=taskset.model.id, repeats=repeats,
                         tasks=results, totals=totals)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import json
 import re
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -98,8 +99,13 @@ def _score(tasks: Mapping[str, ResolvedTask], index: int, path: Path, condition:
     repeat = read.repeat
     if repeat is None:
         repeat = repeats[(reproducer, cond)] = repeats.get((reproducer, cond), 0) + 1
+    wall0, cpu0 = time.perf_counter(), time.thread_time()
     findings: dict[str, list[AuditFinding]] = (
         {} if read.error is not None else audit_submission(read, tasks, _attempt(path.parent)))
+    # One audit covers every task of the submission: each task's cell carries its share.
+    audit: dict[str, float] = {} if read.error is not None else {
+        "audit_wall_s": round((time.perf_counter() - wall0) / max(len(tasks), 1), 6),
+        "audit_cpu_s": round((time.thread_time() - cpu0) / max(len(tasks), 1), 6)}
     mine: list[CellResult] = []
     for key, task in tasks.items():
         cell = {"task": key, "condition": cond, "reproducer": reproducer, "repeat": repeat}
@@ -112,5 +118,5 @@ def _score(tasks: Mapping[str, ResolvedTask], index: int, path: Path, condition:
             state, value, inside, detail = score_value(key, task.interval, read.values.get(key), found)
         mine.append(CellResult.model_validate({
             "cell": cell, "state": state, "value": value, "inside": inside, "detail": detail,
-            "findings": found, "usage": read.usage, "submission": str(path)}))
+            "findings": found, "usage": read.usage, "submission": str(path), **audit}))
     return mine

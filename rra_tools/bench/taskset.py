@@ -35,7 +35,7 @@ from ..run.errors import ArtifactError
 from .artifacts import ArtifactCache, is_reference
 from .errors import BenchError
 
-__all__ = ["LoadedTaskSet", "ResolvedTask", "conditions_of", "load_taskset", "with_conditions"]
+__all__ = ["LoadedTaskSet", "ResolvedTask", "conditions_of", "load_taskset", "read_document", "with_conditions"]
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,12 @@ def _read(path: Path, what: str = "task set") -> object:
         problem = loaded.problems[0]
         raise BenchError(f"{what} {shown}: {problem.message}", problem.hint)
     return loaded.data
+
+
+def read_document(path: Path, what: str) -> object:
+    """A benchmark's YAML or JSON input file (``what`` names it in errors), read through the one
+    manifest loader: its bounds and messages; BenchError when it cannot be read."""
+    return _read(path, what)
 
 
 def _first_error(exc: ValidationError) -> str:

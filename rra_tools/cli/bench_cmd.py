@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from .bench_cache import artifact_cache as _artifacts
+
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
-
-    from ..bench.artifacts import ArtifactCache
-    from ..model.taskset import TaskSet
 
     from ..bench.executor import CellEvent
     from ..bench.slurm import SlurmOptions
@@ -104,24 +103,6 @@ def _write_results(results: BenchResults, path: Path) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, (results.model_dump_json(indent=2, exclude_none=True) + "\n").encode())
-
-
-def _artifacts(cache: str | None, output: str | None) -> Callable[[TaskSet], ArtifactCache]:
-    """The cache of artifacts named by an OCI reference: --cache, else OUTPUT/artifacts; each
-    reference resolved is reported on stderr (pulled now, or found in the cache)."""
-    from pathlib import Path
-
-    from ..bench.artifacts import ArtifactCache
-
-    def report(reference: str, digest: str, pulled: bool) -> None:
-        how = "pulled and verified" if pulled else "in the cache"
-        click.echo(f"{reference}: {digest} {how}", err=True)
-
-    def make(model: TaskSet) -> ArtifactCache:
-        directory = Path(cache) if cache is not None else Path(output or f"bench-{model.id}") / "artifacts"
-        return ArtifactCache(directory, on_fetch=report)
-
-    return make
 
 
 @dataclass(frozen=True)
@@ -346,7 +327,18 @@ def reproduce_command(taskset: str, output: str | None, execution: _Execution) -
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
 @click.option("--resamples", type=click.IntRange(min=100, max=100000), default=2000, show_default=True,
               help="Bootstrap resamples of papers.")
-def report_command(results: str, output: str | None, seed: int, resamples: int) -> None:
+@click.option("--review-time", "review_time", type=click.Path(exists=True, dir_okay=False),
+              help="Hours people spent reviewing artifacts and reproductions (schemas/rra-review-time-1.0.schema.json).")
+@click.option("--gpu-hour-usd", type=click.FloatRange(min=0), default=2.0, show_default=True,
+              help="Price of a GPU-hour in the full cost.")
+@click.option("--cpu-hour-usd", type=click.FloatRange(min=0), default=0.05, show_default=True,
+              help="Price of a CPU-hour (the auditor's time) in the full cost.")
+@click.option("--human-hour-usd", type=click.FloatRange(min=0), default=50.0, show_default=True,
+              help="Price of an hour of human review in the full cost.")
+@click.option("--agent-hour-usd", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              help="Price of a wall-clock hour of a builder agent or a reproducer, on top of the cost it states.")
+def report_command(results: str, output: str | None, seed: int, resamples: int, review_time: str | None,
+                   gpu_hour_usd: float, cpu_hour_usd: float, human_hour_usd: float, agent_hour_usd: float) -> None:
     """Write the report of a benchmark's RESULTS (results.json of rra bench reproduce, run or score).
 
     report.json (schemas/rra-bench-report-1.0.schema.json), a self-contained report.html with
@@ -354,19 +346,29 @@ def report_command(results: str, output: str | None, seed: int, resamples: int) 
     reproducer x condition, stable vs variable tasks and per paper, with bootstrap confidence
     intervals that resample papers; paired per-task differences between conditions and the
     best-worst reproducer spread; cost and time per condition; infrastructure failures; audit
-    findings with their evidence. Needs the extra 'report' (matplotlib).
+    findings with their evidence; the full cost (construction from the artifacts' build records,
+    the reproducers' usage, GPU-hours, the auditor's time, human review time) and the break-even
+    number of reuses of the refined artifacts, with the prices assumed. Needs the extra 'report'
+    (matplotlib).
     """
     from pathlib import Path
 
     from ..bench.report import write_report
+    from ..model.bench_cost import CostPrices
 
     path = Path(results)
     out = Path(output) if output is not None else path.parent / "report"
-    report, written = write_report(path, out, seed=seed, resamples=resamples)
+    prices = CostPrices(gpu_hour_usd=gpu_hour_usd, cpu_hour_usd=cpu_hour_usd, human_hour_usd=human_hour_usd,
+                        agent_hour_usd=agent_hour_usd)
+    report, written = write_report(path, out, seed=seed, resamples=resamples, prices=prices,
+                                   review_time=Path(review_time) if review_time is not None else None)
     o = report.overall.rate
     rate = "n/a" if o.rate is None else f"{100 * o.rate:.1f} %"
     click.echo(f"{o.successes}/{o.cells} cells succeeded ({rate}); {len(report.infrastructure)} infrastructure "
                f"failure(s); {sum(f.confirmed for f in report.findings)} confirmed audit violation(s)")
+    if report.full_cost is not None:
+        overall = report.full_cost.break_even[0]
+        click.echo(f"break-even (all artifacts): {overall.verdict}")
     for file in written:
         click.echo(f"wrote {file}")
 
@@ -429,26 +431,36 @@ def run_command(taskset: str, reproducers: tuple[str, ...], references: str | No
 
 @bench.command("score")
 @click.argument("taskset", type=click.Path(exists=True, dir_okay=False))
-@click.argument("submissions", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("submissions", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 @click.option("--references", type=click.Path(exists=True, dir_okay=False),
               help="The private references file (read by the evaluator only).")
 @click.option("--condition", default="refined", show_default=True, metavar="CONDITION",
               help="Condition of submissions that do not say theirs: raw, refined or refined-without-PART[-PART...].")
+@click.option("--packets", type=click.Path(exists=True, file_okay=False),
+              help="Score the packets 'rra bench packet' wrote into this directory instead: each person's "
+              "submission.json in each packet, against its task, under the condition assigned.")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False),
               help="Write the results here (default: bench-<task set id>-scores.json).")
 @click.option("--cache", "cache", type=click.Path(file_okay=False),
               help="Where artifacts named by an OCI reference are pulled, verified and kept, once per digest "
               "(default: bench-<task set id>/artifacts).")
 def score_command(taskset: str, submissions: tuple[str, ...], references: str | None, condition: str,
-                  output: str | None, cache: str | None) -> None:
+                  output: str | None, cache: str | None, packets: str | None) -> None:
     """Score and audit submissions made elsewhere, each against every task of TASKSET.
 
     Each value is traced to evidence in the directory that holds its submission (the workspace);
     a task without a value is missing_value, an unreadable submission or entry a parse_failure.
+    With --packets DIR, the submissions are those people wrote into the packets of rra bench
+    packet, one task each (a packet without one is missing_value).
     """
     from pathlib import Path
 
     from ..bench import collect_results, load_taskset, score_submissions
+
+    if packets is not None and submissions:
+        raise click.UsageError("give SUBMISSIONS or --packets, not both")
+    if packets is None and not submissions:
+        raise click.UsageError("no SUBMISSION given (or --packets DIR)")
 
     from ..bench.taskset import with_conditions
 
@@ -460,9 +472,21 @@ def score_command(taskset: str, submissions: tuple[str, ...], references: str | 
         ok = sum(1 for r in results if r.state == "success")
         click.echo(f"{path}: {ok}/{len(results)} succeeded", err=True)
 
-    cells = score_submissions(loaded, [Path(s) for s in submissions], condition, progress)
+    if packets is not None:
+        from ..bench.packet import score_packets
+
+        cells = score_packets(loaded, Path(packets))
+    else:
+        cells = score_submissions(loaded, [Path(s) for s in submissions], condition, progress)
     results = collect_results(loaded, cells, "score")
     path = Path(output if output is not None else f"bench-{loaded.model.id}-scores.json")
     _write_results(results, path)
     click.echo(render_cells(results), nl=False)
     click.echo(f"results: {path}")
+
+
+# The human side of the benchmark (audit-eval, packets) lives in its own module.
+from .bench_study_cmd import audit_eval_command, packet_command  # noqa: E402
+
+bench.add_command(audit_eval_command)
+bench.add_command(packet_command)

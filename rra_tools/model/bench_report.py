@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import Field
 
 from ._base import RRAModel
+from .bench_cost import FullCost
 
 __all__ = ["Bootstrap", "BenchReport", "CostTime", "Effect", "Factorial", "FactorialCondition", "Finding", "GroupRate",
            "InfrastructureFailure", "PairedDifference", "Rate", "ReproducerSpread", "TaskDifference"]
@@ -180,3 +181,7 @@ class BenchReport(RRAModel):
     factorial: list[Factorial] = Field(
         default_factory=list, description="Factorial analyses of the ablation conditions: every reproducer "
         "pooled, then each reproducer (when there are several); empty without ablation conditions.")
+    full_cost: FullCost | None = Field(
+        default=None, description="The full cost of the reproductions (construction, reproducers, GPU-hours, "
+        "audit, human review) and the break-even number of reuses of the refined artifacts, with the prices and "
+        "assumptions behind them.")

@@ -30,6 +30,7 @@ from typing import Literal
 from pydantic import Field
 
 from ._base import Id, RRAModel, Sha256
+from .bench_cost import Construction
 from .submission import Usage
 from .taskset import ConditionName, Part, TaskKey
 
@@ -134,6 +135,10 @@ class TaskResult(RRAModel):
     claim: Id
     launcher: Id
     interval: IntervalResult
+    gpus: int | None = Field(default=None, ge=0, description="GPUs the claim's launcher requests (and an executor "
+                             "assigns to each attempt): an attempt's GPU-hours are its wall time x these.")
+    construction: Construction | None = Field(
+        default=None, description="What building the task's artifact cost, from the builder's records in it.")
     attempts: list[Attempt] = Field(default_factory=list, description="Re-execution mode's attempts.")
 
 
@@ -201,6 +206,14 @@ class CellResult(RRAModel):
     usage: Usage | None = Field(default=None, description="What the reproducer reported it consumed.")
     wall_s: float | None = Field(default=None, ge=0, description="Wall-clock seconds the reproducer ran, measured.")
     exit_status: int | None = Field(default=None, description="The reproducer's exit status (negative: signal).")
+    gpus_assigned: int | None = Field(default=None, ge=0, description="GPUs the executor assigned to the cell "
+                                      "(CUDA_VISIBLE_DEVICES of the reproducer).")
+    gpu_hours: float | None = Field(default=None, ge=0, description="GPU-hours measured by the executor: wall_s x "
+                                    "gpus_assigned / 3600 (what the reproducer reports is in usage).")
+    audit_wall_s: float | None = Field(default=None, ge=0, description="Wall-clock seconds the auditor spent on "
+                                       "the cell's value.")
+    audit_cpu_s: float | None = Field(default=None, ge=0, description="CPU seconds the auditor spent on the cell's "
+                                      "value (its own thread's).")
     workspace: str | None = Field(default=None, description="The cell's workspace, relative to the benchmark "
                                   "directory.")
     restarted: int | None = Field(

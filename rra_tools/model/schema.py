@@ -91,10 +91,13 @@ def generated_schemas() -> dict[str, str]:
     """Map each published schema's file name to its generated text: the current version of each
     format. Released versions stay committed as they were (frozen), and are not generated."""
     from .agent import AgentAnswer, AgentRequest
+    from .audit_labels import AuditLabels
+    from .bench_cost import ReviewTime
     from .bench_report import BenchReport
     from .bench_results import BenchResults
     from .conformance import CaseFile
     from .manifest import Manifest
+    from .packet import PacketSet
     from .report import Report
     from .review_report import ReviewReport
     from .run_record import RunRecord
@@ -106,7 +109,8 @@ def generated_schemas() -> dict[str, str]:
         (Manifest, "manifest"), (Report, "report"), (CaseFile, "conformance"),
         (RunRecord, "run-record"), (TaskSet, "taskset"), (BenchResults, "bench-results"),
         (TaskReferences, "bench-references"), (Submission, "submission"), (ReviewReport, "review"),
-        (BenchReport, "bench-report"), (AgentRequest, "agent-request"), (AgentAnswer, "agent-answer"))
+        (BenchReport, "bench-report"), (AgentRequest, "agent-request"), (AgentAnswer, "agent-answer"),
+        (ReviewTime, "review-time"), (AuditLabels, "audit-labels"), (PacketSet, "packet-set"))
     for model, name in models:
         out[f"rra-{name}-{FORMAT_VERSIONS[name]}.schema.json"] = render_schema(schema_for(model, name))
     return out

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import time
 from pathlib import Path
@@ -23,7 +22,7 @@ import pytest
 from rra_tools.model.bench_results import BenchResults
 from rra_tools.model.schema import generated_schemas
 
-from ..bench_tiny import EXACT_REFS, VARIABLE_REFS, reproducer_commands, tiny_artifact, tiny_taskset
+from ..bench_tiny import reproducer_commands, secret_pattern, tiny_artifact, tiny_taskset
 from ..rra_cli import rra, rra_command
 
 
@@ -84,6 +83,11 @@ def test_every_cell_is_scored_apart(benchmark: tuple[Path, Any, Any]) -> None:
     honest = by_key["p/t1/var/raw/honest/1"]
     assert honest.value == 0.8125 and honest.inside is True and honest.findings == []
     assert honest.usage is not None and honest.usage.tokens == 1200 and honest.wall_s is not None
+    # The auditor's own time is measured for every value it traced; no GPU was assigned here; the
+    # tiny artifact was not made by 'rra build', so its construction is not recorded.
+    assert honest.audit_cpu_s is not None and honest.audit_wall_s is not None and honest.audit_wall_s > 0
+    assert honest.gpus_assigned is None and honest.gpu_hours is None
+    assert all(t.construction is not None and not t.construction.recorded and t.gpus == 0 for t in results.tasks)
     typist = by_key["p/t1/var/refined/typist/1"]
     assert [(f.kind, f.confirmed) for f in typist.findings] == [("hard_coded", True)]
     assert typist.inside is True  # inside the interval, and still not a success
@@ -112,23 +116,10 @@ def test_every_cell_is_scored_apart(benchmark: tuple[Path, Any, Any]) -> None:
         json.loads((out / "cells" / "p/t1/var/refined/honest/1/workspace/submission.json").read_text()))
 
 
-def _forms(value: float) -> set[str]:
-    # Every textual form a reference value could take in a file: its repr, and 1 to 8 decimals
-    # where that still names it (at least 3 significant digits, so '0.81' is not counted).
-    forms = {repr(value)} | {f"{value:.{d}f}" for d in range(1, 9)}
-    return {f for f in forms if len(f.replace(".", "").lstrip("0")) >= 3 and float(f) == round(value, 8)
-            or f == repr(value)}
-
-
 def test_no_reference_value_reaches_any_workspace(benchmark: tuple[Path, Any, Any]) -> None:
     out, proc, (taskset, references) = benchmark
     assert proc.returncode == 0, proc.stderr
-    # The exact task's references equal the paper's printed value, which the paper shows anyway:
-    # the secret ones are the variable task's.
-    secret = {f for v in VARIABLE_REFS for f in _forms(v)}
-    assert not secret & {f for v in EXACT_REFS for f in _forms(v)}
-    pattern = re.compile(r"(?<![0-9.])(" + "|".join(map(re.escape, sorted(secret, key=len, reverse=True)))
-                         + r")(?![0-9])")
+    pattern = secret_pattern()
     workspaces = sorted((out / "cells").glob("**/workspace"))
     assert len(workspaces) == 24
     scanned = 0

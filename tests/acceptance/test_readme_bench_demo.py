@@ -71,6 +71,27 @@ def test_bench_demo_runs_as_the_readme_says(tmp_path: Path) -> None:
     (pair,) = report["paired"]
     assert (pair["condition_a"], pair["condition_b"]) == ("raw", "refined") and pair["mean"] > 0
     print(f"bench demo: rra bench run + rra bench report took {elapsed:.1f} s")
+    # No demo artifact has build records: without review time the break-even is undefined, in words.
+    assert report["full_cost"]["break_even"][0]["verdict"].startswith("undefined: no construction cost")
+    # With the demo's review-time file (as its README says), it is a number of reuses.
+    again = subprocess.run([f"{BIN}/rra", "bench", "report", str(where / "out" / "results.json"), "-o",
+                            str(where / "report-cost"), "--review-time", str(where / "review-time.yaml")],
+                           capture_output=True, text=True, timeout=300, check=False)
+    assert again.returncode == 0, again.stderr
+    assert re.search(r"^break-even \(all artifacts\): after \d+ reuse\(s\): 175\.0000 USD / ", again.stdout, re.M), \
+        again.stdout
+    # The auditor against the demo's labelled sample (examples/bench-demo/audit-labels.yaml).
+    evaluated = subprocess.run([f"{BIN}/rra", "bench", "audit-eval", str(where / "audit-labels.yaml")],
+                               capture_output=True, text=True, timeout=300, check=False)
+    assert evaluated.returncode == 0, evaluated.stderr
+    printed = evaluated.stdout.splitlines()
+    assert printed[1:4] == [
+        "precision: 6/7 = 85.7 % [48.7, 97.4] (95 % Wilson interval)",
+        "recall: 6/7 = 85.7 % [48.7, 97.4] (95 % Wilson interval)",
+        "recall counting unconfirmed suspicions as caught: 6/7 = 85.7 % [48.7, 97.4] (95 % Wilson interval)"]
+    assert "counted apart: 1 labelled uncertain by people, 2 without a value to audit" in printed
+    assert "disagreements (2):" in printed
+    assert "  counting-darts/table-1/pi/raw/sloppy/1 [success]: auditor clean, people violation (reader-b)" in printed
     # The demo's own page renders in the browser too: no console error, every plot drawn.
     driver = _browser()
     try:
