@@ -27,7 +27,7 @@ import json
 import random
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..io.atomic import write_atomic
@@ -63,8 +63,10 @@ def assign(people: Sequence[str], tasks: Sequence[str], conditions: Sequence[str
 
 
 def export_packets(taskset: LoadedTaskSet, people: Sequence[str], out: Path, *, seed: int,
-                   conditions: Sequence[str] | None = None) -> PacketSet:
+                   conditions: Sequence[str] | None = None,
+                   on_packet: Callable[[int, int, Assignment], None] | None = None) -> PacketSet:
     """Assign and write every packet under ``out`` (a new or empty directory); the packet set.
+    ``on_packet`` is called after each packet with its number, the count and its assignment.
     BenchError when ``out`` is not empty, a person is named twice, or a packet would hold a
     reference value."""
     if len(set(people)) != len(people):
@@ -95,6 +97,8 @@ def export_packets(taskset: LoadedTaskSet, people: Sequence[str], out: Path, *, 
         write_atomic(state, (json.dumps({"before": {rel: [s.size, s.mtime_ns, s.sha256] for rel, s in
                                                     snapshot(target).items()}}) + "\n").encode())
         assignments.append(Assignment(person=person, task=key, condition=condition, packet=rel))
+        if on_packet is not None:
+            on_packet(len(assignments), len(drawn), assignments[-1])
     shutil.rmtree(out / ".cache", ignore_errors=True)
     packet_set = PacketSet(packet_set_version="1.0", taskset=taskset.model.id,
                            taskset_sha256=hashlib.sha256(taskset.path.read_bytes()).hexdigest(), seed=seed,

@@ -12,6 +12,7 @@ import click
 
 if TYPE_CHECKING:
     from ..model.audit_labels import AuditEvaluation, Proportion
+    from ..model.packet import Assignment
 
 __all__ = ["audit_eval_command", "render_evaluation"]
 
@@ -110,7 +111,8 @@ def audit_eval_command(labels: str, results: str | None, output: str | None) -> 
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False), required=True,
               help="A new directory for packet-set.json, packets/ (hand these out) and state/ (keep these).")
 @click.option("--cache", "cache", type=click.Path(file_okay=False),
-              help="Where artifacts named by an OCI reference are pulled, verified and kept, once per digest.")
+              help="Where artifacts named by an OCI reference are pulled, verified and kept, once per digest "
+              "(default: bench-<task set id>/artifacts, never under OUTPUT).")
 def packet_command(taskset: str, people: tuple[str, ...], seed: int, conditions: tuple[str, ...],
                    references: str | None, output: str, cache: str | None) -> None:
     """Export task packets for human reproducers, conditions assigned at random.
@@ -134,8 +136,14 @@ def packet_command(taskset: str, people: tuple[str, ...], seed: int, conditions:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", person):
             raise click.BadParameter(f"{person!r} is not a name (letters, digits, '.', '_', '-')",
                                      param_hint="'--person'")
-    loaded = load_taskset(taskset, references, artifacts=artifact_cache(cache, output))
-    packet_set = export_packets(loaded, list(people), Path(output), seed=seed, conditions=list(conditions) or None)
+    # Not under OUTPUT (the default of the other commands): a pulled artifact holds its reference
+    # observations, and OUTPUT is what is handed out.
+    loaded = load_taskset(taskset, references, artifacts=artifact_cache(cache, None))
+    def progress(number: int, count: int, a: Assignment) -> None:
+        click.echo(f"[{number}/{count}] {a.person}: {a.task} ({a.condition}) packed", err=True)
+
+    packet_set = export_packets(loaded, list(people), Path(output), seed=seed, conditions=list(conditions) or None,
+                                on_packet=progress)
     width = max(len(p) for p in packet_set.people)
     for a in packet_set.assignments:
         click.echo(f"{a.person:<{width}}  {a.task}  {a.condition:<7}  {Path(output) / a.packet}")

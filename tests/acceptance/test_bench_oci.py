@@ -92,3 +92,29 @@ def test_a_reference_without_the_artifact_is_a_clear_error(registry: RegistrySer
     assert "Traceback" not in proc.stderr
     # Nothing half-pulled is left in the default cache.
     assert not list((tmp_path / "out" / "artifacts").glob("sha256/*/"))
+
+
+def test_packets_of_an_oci_artifact_keep_the_pull_out_of_the_packets(registry: RegistryService,
+                                                                      tmp_path: Path) -> None:
+    """The pulled tree holds the manifest's reference observations: 'rra bench packet' caches it
+    beside the benchmark (bench-<id>/artifacts), never in the directory handed to people."""
+    artifact = shell_artifact(tmp_path / "shell")
+    ref = f"{registry.host}/bench/packet:v1"
+    pushed = rra("push", str(artifact), ref)
+    assert pushed.returncode == 0, pushed.stderr
+    digest = pushed.stdout.split()[-1]
+    data = {"bench_version": "1.0", "id": "oci-packets", "repeats": 1, "papers": [
+        {"id": "shell", "experiments": [{"id": "e1", "tasks": [
+            {"id": "t", "artifact": f"oci://{ref}", "claim": "score", "reference": observations(0.5, 0.5, 0.5)}]}]}]}
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    done = rra("bench", "packet", str(path), "--person", "ann", "--seed", "1", "--condition", "refined",
+               "-o", str(tmp_path / "study"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"oci://{ref}: {digest} pulled and verified" in done.stderr
+    assert (tmp_path / "bench-oci-packets" / "artifacts" / "sha256" / digest.split(":", 1)[1] / "rra.json").is_file()
+    assert sorted(p.name for p in (tmp_path / "study").iterdir()) == ["packet-set.json", "packets", "state"]
+    packet = tmp_path / "study" / "packets" / "ann" / "shell" / "e1" / "t"
+    manifest = json.loads((packet / "rra.json").read_text(encoding="utf-8"))
+    assert all(o["value"] == manifest["claims"][0]["reported"]["value"]
+               for o in manifest["claims"][0]["reference"]["observations"])

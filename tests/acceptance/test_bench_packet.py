@@ -62,6 +62,7 @@ def test_packets_and_their_recorded_assignment(study: tuple[Path, Path, Path, An
     for task in ("p/t1/var", "p/t1/exact"):
         counts = Counter(c for _, t, c in got if t == task)
         assert sorted(counts.values()) == [1, 2], counts
+    assert "[6/6] cy: p/t1/exact (" in done.stderr  # progress, one line per packet
     assert done.stdout.splitlines()[-1] == f"6 packet(s) for 3 person(s), seed 7: {tmp / 'study' / 'packet-set.json'}"
     for a in data["assignments"]:
         packet = tmp / "study" / a["packet"]

@@ -161,3 +161,10 @@ def test_the_example_of_the_docs_loads(tmp_path: Path) -> None:
     review = load_review_time(path)
     assert [(e.task, e.stage, e.hours) for e in review.entries] == [
         ("fitting-lines/table-1/rmse", "construction", 1.5), ("fitting-lines/table-1/rmse", "raw", 0.5)]
+
+
+def test_the_command_line_defaults_are_the_library_s() -> None:
+    from rra_tools.cli.bench_cmd import report_command
+
+    defaults = {p.name: p.default for p in report_command.params}
+    assert {k: defaults[k] for k in DEFAULT_PRICES.model_dump()} == DEFAULT_PRICES.model_dump()
