@@ -84,7 +84,7 @@ def export_packets(taskset: LoadedTaskSet, people: Sequence[str], out: Path, *, 
         task = tasks[key]
         rel = f"packets/{person}/{key}"
         target = out / rel
-        prepare_workspace(taskset, task, condition, target, out / ".cache" / "raw")
+        made = prepare_workspace(taskset, task, condition, target, out / ".cache" / "raw")
         claim = next(c for c in task.artifact.manifest.claims if c.id == task.task.claim)
         leaked = leaks(target, reference_pattern(task.values, task.precision, [claim.reported.value]))
         if leaked:
@@ -94,8 +94,10 @@ def export_packets(taskset: LoadedTaskSet, people: Sequence[str], out: Path, *, 
                              "remove the reference value from the artifact or the raw code")
         state = out / "state" / person / f"{key}.json"
         state.parent.mkdir(parents=True, exist_ok=True)
+        transformation = None if made.transformation is None else made.transformation.model_dump(exclude_none=True)
         write_atomic(state, (json.dumps({"before": {rel: [s.size, s.mtime_ns, s.sha256] for rel, s in
-                                                    snapshot(target).items()}}) + "\n").encode())
+                                                    snapshot(target).items()},
+                                         "transformation": transformation}) + "\n").encode())
         assignments.append(Assignment(person=person, task=key, condition=condition, packet=rel))
         if on_packet is not None:
             on_packet(len(assignments), len(drawn), assignments[-1])
@@ -122,12 +124,15 @@ def load_packet_set(directory: Path) -> PacketSet:
         raise BenchError(f"{str(path)!r} is not a packet set: {exc}") from None
 
 
-def _before(path: Path) -> dict[str, FileState] | None:
+def _kept(path: Path) -> tuple[dict[str, FileState] | None, dict[str, object] | None]:
+    """The packet's files as made and the ablation's transformation, from the kept state file
+    (None, None when it is gone: the packet is then audited without a snapshot)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return {rel: FileState(int(v[0]), int(v[1]), str(v[2])) for rel, v in data["before"].items()}
+        before = {rel: FileState(int(v[0]), int(v[1]), str(v[2])) for rel, v in data["before"].items()}
+        return before, data.get("transformation")
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
-        return None
+        return None, None
 
 
 def score_packets(taskset: LoadedTaskSet, directory: Path) -> list[CellResult]:
@@ -149,7 +154,10 @@ def score_packets(taskset: LoadedTaskSet, directory: Path) -> list[CellResult]:
         path = workspace / SUBMISSION_NAME
         cell = {"task": a.task, "condition": a.condition, "reproducer": a.person, "repeat": 1}
         read = read_submission(path)
+        before, transformation = _kept(directory / "state" / a.person / f"{a.task}.json")
         common: dict[str, object] = {"workspace": a.packet}
+        if transformation is not None:
+            common["transformation"] = transformation
         detail: str | None
         if read.error is not None:
             if not path.exists():
@@ -159,8 +167,7 @@ def score_packets(taskset: LoadedTaskSet, directory: Path) -> list[CellResult]:
                 common["submission"] = f"{a.packet}/{SUBMISSION_NAME}"
             results.append(CellResult.model_validate({"cell": cell, "state": state, "detail": detail, **common}))
             continue
-        ctx = AuditContext(workspace, before=_before(directory / "state" / a.person / f"{a.task}.json"),
-                           started=packets.exported, ended=ended)
+        ctx = AuditContext(workspace, before=before, started=packets.exported, ended=ended)
         wall0, cpu0 = time.perf_counter(), time.thread_time()
         found = audit_submission(read, {a.task: task}, ctx).get(a.task, [])
         common.update({"audit_wall_s": round(time.perf_counter() - wall0, 6),

@@ -156,3 +156,22 @@ def test_returned_packets_are_scored_like_any_submission(study: tuple[Path, Path
     assert "were made from task set 'tiny-bench'" in wrong.stderr and f"not from {str(other)!r}" in wrong.stderr
     both = rra("bench", "score", str(taskset), str(scores), "--packets", str(tmp / "study"))
     assert both.returncode == 2 and "give SUBMISSIONS or --packets, not both" in both.stderr
+
+
+def test_an_ablation_packet_records_its_transformation(tmp_path: Path) -> None:
+    tiny_artifact(tmp_path / "tiny")
+    taskset, references = tiny_taskset(tmp_path, repeats=1)
+    done = rra("bench", "packet", str(taskset), "--person", "ann", "--seed", "5", "--condition",
+               "refined-without-launchers", "--references", str(references), "-o", str(tmp_path / "study"))
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "study" / "packet-set.json").read_text(encoding="utf-8"))
+    assert {a["condition"] for a in data["assignments"]} == {"refined-without-launchers"}
+    scores = tmp_path / "scores.json"
+    scored = rra("bench", "score", str(taskset), "--packets", str(tmp_path / "study"), "--references",
+                 str(references), "-o", str(scores))
+    assert scored.returncode == 0, scored.stderr
+    results = BenchResults.model_validate_json(scores.read_text())
+    # Nobody worked in the packets: every assignment is a missing value, each with the
+    # transformation its packet was made with.
+    assert [(c.cell.condition, c.state) for c in results.cells] == [("refined-without-launchers", "missing_value")] * 2
+    assert all(c.transformation is not None for c in results.cells)
