@@ -46,6 +46,15 @@ def test_interval_bounds_are_inclusive_with_a_hair_of_slack() -> None:
     assert interval.contains(interval.high + slack * 0.5) and not interval.contains(interval.high + slack * 2)
 
 
+@pytest.mark.parametrize("centre", [0.5, -0.5, 0.9, 0.0])
+def test_the_slack_is_absolute_below_a_centre_of_one(centre: float) -> None:
+    # spec/04-levels.md: each bound may widen by at most 1e-12 * max(1, |mean|); for a mean
+    # below 1 in size that is 1e-12 itself, never more.
+    interval = acceptance_interval([centre] * 5, 1)  # centre +- 0.05
+    assert interval.contains(interval.low - 0.5e-12) and not interval.contains(interval.low - 1.5e-12)
+    assert interval.contains(interval.high + 0.5e-12) and not interval.contains(interval.high + 1.5e-12)
+
+
 def test_interval_sums_do_not_depend_on_order() -> None:
     values = [1e16, 1.0, -1e16, 3.0, 2.0]
     assert acceptance_interval(values, 2) == acceptance_interval(sorted(values), 2)
