@@ -35,6 +35,8 @@ WORK = REPO / "benchmarks" / "_work" / "report"
 RRA = str(Path(sys.executable).parent / "rra")
 TARGET_S = 3.0
 
+from _common import warm_bytecode  # noqa: E402  (benchmarks/ is sys.path[0] when run as a script)
+
 
 def _time(argv: list[str], runs: int) -> tuple[list[float], list[float]]:
     walls, cpus = [], []
@@ -62,7 +64,10 @@ def main() -> None:
     results.write_text(json.dumps(data), encoding="utf-8")
     print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; {len(data['cells'])} cells, "
           f"{results.stat().st_size / 1e6:.1f} MB of results")
-    _time([RRA, "bench", "report", str(results), "-o", str(WORK / "out")], 1)  # font cache, bytecode
+    # Untimed: matplotlib's font cache, and bytecode for every module the report imports (this
+    # machine sets PYTHONDONTWRITEBYTECODE and uv installs wheels without bytecode, so without it
+    # each timed run recompiled matplotlib: a cost no pip-installed copy has).
+    warm_bytecode([RRA, "bench", "report", str(results), "-o", str(WORK / "out")])
     version_wall, version_cpu = _time([RRA, "--version"], runs)
     walls, cpus = _time([RRA, "bench", "report", str(results), "-o", str(WORK / "out")], runs)
     wall, cpu = statistics.median(walls), statistics.median(cpus)
