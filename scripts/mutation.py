@@ -102,6 +102,31 @@ EQUIVALENT: dict[str, dict[str, str]] = {
                                           "differs only when aa / c or aa * c is -1 within 1e-300",
         "_betacf: 1.0 -> 2.0 (#14)": "the guard 'abs(1.0 + aa / c) > tiny' read as 'abs(2.0 + aa / c) > tiny' "
                                      "differs only when aa / c is exactly -2 or -1 within 1e-300",
+        # The full run of 2026-12-01 (118 mutants never sampled before): 19 more of the same kinds.
+        **{k: "the bisection's comparisons at exact equality with p: the CDF equals p at one point, "
+              "where both halves give the same quantile to 1e-13"
+           for k in ("t_quantile: _t_cdf(high, df) < p -> _t_cdf(high, df) <= p",
+                     "t_quantile: _t_cdf(mid, df) < p -> _t_cdf(mid, df) <= p")},
+        **{k: "the bisection without its early stop (never true, or passed over) runs all 200 halvings: the "
+              "bracket is already below 1e-13 after about 44, so the midpoint is the same to 1e-13"
+           for k in ("t_quantile: break -> continue", "t_quantile: high - low -> high + low",
+                     "t_quantile: 1.0 -> 2.0 (#3)")},
+        **{k: "Lentz's fraction without its early stop, or with a cap one higher: once |delta - 1| < 1e-15 each "
+              "further step multiplies h by 1 within 1e-15, so the value is the same past the 1e-10 of the spec"
+           for k in ("_betacf: 300 -> 301", "_betacf: break -> continue",
+                     "_betacf: abs(delta - 1.0) < 1e-15 -> abs(delta - 1.0) <= 1e-15",
+                     "_betacf: delta - 1.0 -> delta + 1.0", "_betacf: 1.0 -> 2.0 (#12)")},
+        **{k: "a variant of the 1e-300 guard's condition (|1 + aa/c| > tiny): it differs only when aa / c is "
+              "within 1e-300 of a fixed value, never for the a, b, x the t CDF asks for"
+           for k in ("_betacf: 1.0 + aa / c -> 1.0 - aa / c (#3)", "_betacf: 1.0 + aa / c -> 1.0 - aa / c (#4)",
+                     "_betacf: 1.0 -> 2.0 (#13)", "_betacf: aa / c -> aa * c (#3)")},
+        **{k: "the branch switch point (a + 1) / (a + b + 2) moved: both branches compute I_x(a, b), measured "
+              "against SciPy (see the entry above), so only rounding changes"
+           for k in ("_incomplete_beta: 1.0 -> 2.0 (#4)", "_incomplete_beta: 2.0 -> 3.0")},
+        "_t_cdf: t >= 0 -> t > 0": "at t = 0 the tail is 0.5 * I_1(df/2, 1/2) = 0.5, and 1 - 0.5 = 0.5",
+        **{k: "(v + mean) * (v - mean) summed is sum(v^2) - n * mean^2 = sum((v - mean)^2), since sum(v) = n * mean; "
+              "each term keeps the exact small factor v - mean, so it differs only in rounding"
+           for k in ("acceptance_interval: v - mean -> v + mean", "acceptance_interval: v - mean -> v + mean (#2)")},
     },
     "rra_tools/run/outcome.py": {
         "_written: 0 -> 1": "the default of an empty state (the output vanished after it was found): 0 or 1 ns "

@@ -127,3 +127,13 @@ def test_t_cdf_matches_scipy_on_both_sides_of_zero(t: float, df: int) -> None:
     from rra_tools.intervals import _t_cdf
 
     assert _t_cdf(t, df) == pytest.approx(stats.t.cdf(t, df), rel=1e-10)
+
+
+def test_an_interval_is_immutable() -> None:
+    # Intervals are cached and shared between claims (rules, results, reports): one caller
+    # changing a bound must not change another's. Found by the full mutation run (frozen=False survived).
+    import dataclasses
+
+    interval = acceptance_interval([1.0, 2.0, 3.0], 1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        interval.center = 0.0  # type: ignore[misc]
