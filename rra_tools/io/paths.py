@@ -68,23 +68,38 @@ class RootResolver:
     def __init__(self, root: Path | str) -> None:
         self.real_root = os.path.realpath(root)
         self._dirs: dict[str, str] = {"": self.real_root}
+        # Prefixes whose lstat failed (missing, below a file, unreadable): it fails for every
+        # path below them too, so nothing there can be a symlink and no call is made for them.
+        # Outputs of 10,000 launchers under a runs/ folder that does not exist yet cost one lstat.
+        self._absent: set[str] = set()
 
     def real_path(self, rel: str) -> str:
         """The real path of ``rel`` (which must pass :func:`lexical_issue`); it may not exist
         and may lie outside the root when a symlink leads there."""
         real = self.real_root
         prefix = ""
+        absent = False
         for part in posixpath.normpath(rel).split("/"):
             if part in (".", ""):
                 continue
             prefix = f"{prefix}/{part}" if prefix else part
             cached = self._dirs.get(prefix)
             if cached is None:
-                candidate = os.path.join(real, part)
                 # Everything above ``part`` is resolved already: only a symlink here can move us.
-                cached = os.path.realpath(candidate) if os.path.islink(candidate) else candidate
+                cached = os.path.join(real, part)
+                if absent:
+                    self._absent.add(prefix)
+                else:
+                    try:
+                        mode = os.lstat(cached).st_mode
+                    except (OSError, ValueError):
+                        self._absent.add(prefix)
+                    else:
+                        if stat.S_ISLNK(mode):
+                            cached = os.path.realpath(cached)
                 self._dirs[prefix] = cached
             real = cached
+            absent = prefix in self._absent
         return real
 
     def inside(self, real: str) -> bool:

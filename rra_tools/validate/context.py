@@ -50,7 +50,7 @@ class Context:
     text: str | None = None
 
     def may_contain(self, *words: str) -> bool:
-        """False only when no string in ``data`` can contain any of ``words``.
+        """False only when no string in ``data`` (mapping keys included) can contain any of ``words``.
 
         A reader builds every string from characters written in the text, except where an
         escape sequence (JSON ``\\u0054``, YAML ``\\x54``, a backslash line break in double quotes)

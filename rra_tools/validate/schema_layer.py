@@ -103,9 +103,9 @@ def check_version(data: Mapping[str, Any]) -> tuple[list[Finding], bool]:
     return [], True
 
 
-def check_schema(data: Any, values: int = 0) -> Iterator[Finding]:
-    """Every JSON Schema violation of ``data`` (a document of ``values`` values, when known),
-    as findings with rule codes."""
+def check_schema(data: Any, values: int = 0, text: str | None = None) -> Iterator[Finding]:
+    """Every JSON Schema violation of ``data`` (a document of ``values`` values, read from
+    ``text``, when known), as findings with rule codes."""
     newer_minor = isinstance(data, Mapping) and (declared_version(data) or (0, 0)) > (
         _SUPPORTED_MAJOR, _SUPPORTED_MINOR)
     if isinstance(data, Mapping):
@@ -116,7 +116,7 @@ def check_schema(data: Any, values: int = 0) -> Iterator[Finding]:
     # "valid" counts only for a document without one (RRA114 is reported below otherwise). It
     # is asked when the document is large or the validator is loaded already (rra run's check of
     # a manifest): then it costs less than importing jsonschema.
-    if (values >= FAST_PATH_MIN_VALUES or compiled_loaded()) and not has_out_of_range_integer(data) and \
+    if (values >= FAST_PATH_MIN_VALUES or compiled_loaded()) and not has_out_of_range_integer(data, text) and \
             compiled_is_valid(data):
         return
     huge = list(out_of_range_integers(data))

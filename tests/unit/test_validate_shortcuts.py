@@ -10,7 +10,12 @@ Three checks skip work on documents that cannot hold a finding:
   with :func:`rra_tools.io.scalars.to_int`;
 - the compiled schema pre-check (jsonschema-rs) is trusted only for documents without an
   integer beyond 64 bits, which it reads as a float and accepts (``has_out_of_range_integer``),
-  and is asked about small documents too once it is loaded (``rra run``'s check).
+  and is asked about small documents too once it is loaded (``rra run``'s check);
+- that search for integers beyond 64 bits is ruled out by the source text when it holds no run
+  of 19 digits, no digit before an x or o and no backslash;
+- RRA103 (extension fields) is ruled out by the text when it holds neither ``x-`` nor a
+  backslash (``Context.may_contain``, keys included);
+- the artifact-root resolver makes no ``lstat`` below a prefix whose ``lstat`` failed.
 
 Each is compared here with the straightforward version, over every conformance case, every
 example and generated documents around the edges (escapes, extensions, newer fields anywhere).
@@ -305,3 +310,116 @@ def test_has_out_of_range_integer_as_the_walk(data: Any) -> None:
     from rra_tools.io.limits import has_out_of_range_integer, out_of_range_integers
 
     assert has_out_of_range_integer(data) == (next(out_of_range_integers(data), None) is not None)
+
+
+# The text rules out integers beyond 64 bits, and extension fields ----------------------------
+
+
+def test_out_of_range_integers_with_the_text_over_every_document() -> None:
+    from rra_tools.io.limits import has_out_of_range_integer, out_of_range_integers
+
+    checked = 0
+    for name, text in TEXTS:
+        doc = _parsed(text)
+        if doc is None:
+            continue
+        walked = next(out_of_range_integers(doc.data), None) is not None
+        assert has_out_of_range_integer(doc.data, text) == walked, name
+        checked += 1
+    assert checked > 400
+
+
+# Integer spellings of both readers, some of which hold no 19-digit run in the text.
+_INT_SPELLINGS = {
+    "yaml": ["{n}", "+{n}", "0{n}", "0x{n:x}", "0o{n:o}", "!!int {n}", '!!int "{n}"', "!!int '0x{n:x}'",
+             '!!int "\\x3{first}{rest}"', '!!int "0\\x78{n:x}"', "[{n}, 1]", "{{k: {n}}}"],
+    "json": ["{n}", "[{n}]", '{{"k": {n}}}', "[0, {n}]"],
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["json", "yaml"]), st.data())
+def test_out_of_range_integers_written_any_way(form: str, data: st.DataObject) -> None:
+    from rra_tools.io.limits import has_out_of_range_integer, out_of_range_integers
+
+    magnitude = data.draw(st.one_of(st.integers(0, 2**70), st.sampled_from(
+        [2**63 - 1, 2**63, 2**64, 10**18, 10**19, 2**63 + 1, 16**15, 16**16, 8**21, 8**22])))
+    negative = data.draw(st.booleans()) and form == "json"
+    spelling = data.draw(st.sampled_from(_INT_SPELLINGS[form]))
+    digits = str(magnitude)
+    value = spelling.format(n=magnitude, first=digits[0], rest=digits[1:])
+    if negative:
+        value = value.replace(str(magnitude), f"-{magnitude}", 1)
+    text = f'{{"a": {value}}}' if form == "json" else f"a: {value}\n"
+    doc = _parsed(text)
+    if doc is None:
+        return  # not a document (a tag the reader refuses): nothing reaches the check
+    walked = next(out_of_range_integers(doc.data), None) is not None
+    assert has_out_of_range_integer(doc.data, text) == walked, text
+
+
+def test_extension_fields_with_the_text_over_every_document() -> None:
+    from rra_tools.validate.rules.extensions import extension_fields
+
+    checked = with_findings = 0
+    for name, text in TEXTS:
+        doc = _parsed(text)
+        if doc is None or not isinstance(doc.data, Mapping):
+            continue
+        expected = _findings(extension_fields(Context(data=doc.data, root=None)))
+        assert _findings(extension_fields(Context(data=doc.data, root=None, text=text))) == expected, name
+        checked += 1
+        with_findings += bool(expected)
+    assert checked > 400 and with_findings >= 3
+
+
+@pytest.mark.parametrize("text", ['{"\\u0078-note": 1}', '{"a": {"x\\u002dnote": [1]}}', 'a:\n  "\\x78-note": 1\n',
+                                  '"\\U00000078-b": 2\n', '? "x\\\n  -c"\n: 3\n'])
+def test_extension_keys_written_with_escapes_are_found(text: str) -> None:
+    from rra_tools.validate.rules.extensions import extension_fields
+
+    doc = _parsed(text)
+    assert doc is not None, text
+    found = _findings(extension_fields(Context(data=doc.data, root=None, text=text)))
+    assert [f[0] for f in found] == ["RRA103"], text
+
+
+# The root resolver below a missing prefix ----------------------------------------------------
+
+
+def _resolver_walked(root: Path, rel: str) -> str:
+    """The real path of ``rel`` with one lstat per component, as before the shortcut."""
+    import os
+    import posixpath
+
+    real = os.path.realpath(root)
+    for part in posixpath.normpath(rel).split("/"):
+        if part in (".", ""):
+            continue
+        candidate = os.path.join(real, part)
+        real = os.path.realpath(candidate) if os.path.islink(candidate) else candidate
+    return real
+
+
+def test_root_resolver_below_missing_prefixes(tmp_path: Path) -> None:
+    import os
+
+    from rra_tools.io.paths import RootResolver
+
+    outside = tmp_path / "outside"
+    root = tmp_path / "root"
+    (outside / "deep").mkdir(parents=True)
+    (root / "runs" / "a").mkdir(parents=True)
+    (root / "file.txt").write_text("x")
+    os.symlink(outside, root / "runs" / "a" / "out")  # a link below an existing prefix
+    os.symlink("../../outside", root / "runs" / "up")
+    os.symlink("runs/a", root / "alias")
+    os.symlink("missing/deeper", root / "dangling")
+    rels = ["runs/a/out/deep/x", "missing/x/y", "missing/x/z", "runs/b/out/x", "runs/up/deep", "file.txt/x/y",
+            "alias/out/deep", "dangling/x", "runs/a/./out", "runs//a/out", "missing", "runs/a/out"]
+    resolver = RootResolver(root)
+    # Twice in a row: the second pass answers from what the first one cached.
+    for rel in rels + rels[::-1]:
+        assert resolver.real_path(rel) == _resolver_walked(root, rel), rel
+    assert not resolver.inside(resolver.real_path("runs/a/out/deep/x"))
+    assert resolver.inside(resolver.real_path("missing/x/y"))
