@@ -423,3 +423,26 @@ def test_root_resolver_below_missing_prefixes(tmp_path: Path) -> None:
         assert resolver.real_path(rel) == _resolver_walked(root, rel), rel
     assert not resolver.inside(resolver.real_path("runs/a/out/deep/x"))
     assert resolver.inside(resolver.real_path("missing/x/y"))
+
+
+def test_root_resolver_makes_one_lstat_for_outputs_under_a_missing_folder(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # The reason for the shortcut: 10,000 launchers' outputs under runs/, which does not exist
+    # before a run, cost one lstat rather than three per path.
+    import os
+
+    from rra_tools.io.paths import RootResolver
+
+    calls: list[str] = []
+    real_lstat = os.lstat
+
+    def counting(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        calls.append(str(path))
+        return real_lstat(path, *args, **kwargs)
+
+    resolver = RootResolver(tmp_path)
+    runs = str(tmp_path.resolve() / "runs")
+    monkeypatch.setattr(os, "lstat", counting)
+    for n in range(100):
+        resolver.real_path(f"runs/train-{n:05d}/{{seed}}/metrics.json")
+    assert calls == [runs]
