@@ -49,7 +49,7 @@ def main() -> int:
     caches = {tree: WORK / f"cache-compare-{i}" for i, tree in enumerate(trees)}
     if mode == "validate":
         commands = [["validate", str(Path(f).resolve())] for f in sys.argv[4:]]
-        runs = 3
+        runs = int(os.environ.get("RRA_COMPARE_RUNS", "3"))
     else:
         from bench_run import launcher, write_artifact
 
