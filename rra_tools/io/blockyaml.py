@@ -91,6 +91,17 @@ _KEYWORDS: dict[str, Any] = {"null": None, "Null": None, "NULL": None, "true": T
 _PENDING = object()
 
 
+# Printable ASCII and the newline: what an ASCII text may hold. Deleting them from the text's
+# bytes (one C pass) leaves nothing exactly when _UNSAFE finds nothing, at a sixth of its cost.
+_SAFE_ASCII = b"\n" + bytes(range(0x20, 0x7F))
+
+
+def _unsafe(text: str) -> bool:
+    if text.isascii():
+        return bool(text.encode("ascii").translate(None, _SAFE_ASCII))
+    return _UNSAFE.search(text) is not None
+
+
 class _GiveUp(RRAError):
     """The text is outside the subset; the located reader decides what it is. (Caught in this
     module, never seen by a caller; under the one root like every exception of the package.)"""
@@ -98,7 +109,7 @@ class _GiveUp(RRAError):
 
 def read_block_yaml(text: str) -> tuple[Any, int] | None:
     """``(data, number of values)`` of ``text`` when it is in the plain block subset, else None."""
-    if _UNSAFE.search(text) is not None:
+    if _unsafe(text):
         return None
     try:
         return _read(text)

@@ -267,3 +267,22 @@ def test_an_integer_too_long_to_convert_is_a_located_finding(text: str) -> None:
     assert found.line == (2 if not text.startswith("{") else 1)
     assert found.message == ("an integer of 4300 digits or more is out of range: integers must lie between "
                              "-2^63 and 2^63-1")
+
+
+def test_the_ascii_check_refuses_what_the_pattern_refuses() -> None:
+    # An ASCII text is checked by deleting its safe bytes; every other text by _UNSAFE. Each
+    # ASCII character alone, and inside a line, must get the pattern's answer.
+    from rra_tools.io.blockyaml import _UNSAFE, _unsafe
+
+    for code in range(128):
+        for text in (chr(code), f"a: b{chr(code)}c\nd: e\n"):
+            assert _unsafe(text) == (_UNSAFE.search(text) is not None), repr(text)
+    assert _unsafe("a: \u2028\n") and not _unsafe("a: \u00e9\n")  # not ASCII: the pattern decides
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F)))
+def test_the_ascii_check_on_any_ascii_text(text: str) -> None:
+    from rra_tools.io.blockyaml import _UNSAFE, _unsafe
+
+    assert _unsafe(text) == (_UNSAFE.search(text) is not None)
