@@ -89,6 +89,8 @@ _DIGITS = frozenset("0123456789")
 _KEYWORDS: dict[str, Any] = {"null": None, "Null": None, "NULL": None, "true": True, "True": True, "TRUE": True,
                              "false": False, "False": False, "FALSE": False}
 _PENDING = object()
+# Distinct flow sequences remembered by one read (bounds its memory on hostile input).
+_FLOW_MEMO = 4096
 
 
 # Printable ASCII and the newline: what an ASCII text may hold. Deleting them from the text's
@@ -132,6 +134,7 @@ def _read(text: str) -> tuple[Any, int]:
     lines: list[str] | None = None  # the text's lines, split only for a flow sequence over lines
     inline = _inline
     no_value = _PENDING
+    flows: dict[str, list[Any]] = {}
     table = _ROW.findall(text)
     rows = iter(table)
     for prefix, key, plain, double, number, rest in rows:
@@ -163,9 +166,19 @@ def _read(text: str) -> tuple[Any, int]:
                     rest, used = _flow_lines(rest, lines, start, column)
                     for _ in range(used):
                         next(rows)
-                value = inline(rest)
-                if type(value) is list:
-                    count += len(value)
+                if rest[0] == "[":
+                    # Flow sequences repeat (seeds, choices, data lists of every launcher): each
+                    # distinct one is read once. Its items are immutable scalars; every use gets
+                    # its own list.
+                    flow = flows.get(rest)
+                    if flow is None:
+                        flow = inline(rest)
+                        if len(flows) < _FLOW_MEMO:
+                            flows[rest] = flow
+                    value = flow.copy()
+                    count += len(flow)
+                else:
+                    value = inline(rest)
         if key:
             if prefix == map_indent:
                 # The common line: 'key: ...' in the open mapping.

@@ -286,3 +286,20 @@ def test_the_ascii_check_on_any_ascii_text(text: str) -> None:
     from rra_tools.io.blockyaml import _UNSAFE, _unsafe
 
     assert _unsafe(text) == (_UNSAFE.search(text) is not None)
+
+
+def test_repeated_flow_sequences_are_separate_lists() -> None:
+    # Each distinct flow sequence is read once; every place it is written gets a list of its own.
+    from rra_tools.io.blockyaml import _FLOW_MEMO
+
+    text = "".join(f"k{i}: [0, {i % 3}, x]\n" for i in range(10)) + \
+        "".join(f"m{i}: [{i}]\n" for i in range(_FLOW_MEMO + 10))
+    read = read_block_yaml(text)
+    assert read is not None
+    data, count = read
+    assert data == parse_document(text).data
+    assert count == 1 + 10 * 4 + (_FLOW_MEMO + 10) * 2
+    lists = [data[f"k{i}"] for i in range(10)] + [data[f"m{i}"] for i in range(_FLOW_MEMO + 10)]
+    assert len({id(value) for value in lists}) == len(lists)
+    data["k0"].append("changed")
+    assert data["k3"] == [0, 0, "x"]
