@@ -51,14 +51,14 @@ _UNSAFE = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\
 # One row per line of the text, found by one findall over the whole text, so that the work per
 # line in Python is one tuple unpacking and a few tests. Each capture group costs every row, so
 # there are few: the indentation with the sequence dash if any (a row whose prefix is all spaces
-# has no dash), a plain mapping key, then the value as a plain string or a double-quoted one
-# without escapes (both read as written), a decimal number, or the rest of the line for the
+# has no dash), a plain mapping key, then the value as a plain string (read as written unless it
+# is one of the nine keyword spellings, told apart in Python: a lookahead in the pattern cost
+# more) or a double-quoted one without escapes, a decimal number, or the rest of the line for the
 # general path (quoted keys, flow sequences, comments, trailing spaces, everything else).
 _ROW = re.compile(
     r"^( *(?:-(?: +|$))?)"                                                # 1 indentation, dash
     r"(?:([A-Za-z0-9_][A-Za-z0-9_./-]*):(?: +|$))?"                       # 2 a plain key
-    r"(?:((?!(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$)"      # 3 a plain string, not
-    r"[A-Za-z_/(](?:[^\n#:]*[^\n#: ])?)$"                                #   a keyword
+    r"(?:([A-Za-z_/(][^\n#:]*)(?<! )$"                                   # 3 a plain string or keyword
     r"|\"([^\"\\\n]+)\"$"                                                # 4 a double-quoted string
     r"|([0-9]{1,18}|[0-9]+\.[0-9]+)$"                                    # 5 a decimal number
     r"|(.*)$)",                                                           # 6 anything else
@@ -134,6 +134,7 @@ def _read(text: str) -> tuple[Any, int]:
     lines: list[str] | None = None  # the text's lines, split only for a flow sequence over lines
     inline = _inline
     no_value = _PENDING
+    keyword_first, keywords = _KEYWORD_FIRST, _KEYWORDS
     flows: dict[str, list[Any]] = {}
     table = _ROW.findall(text)
     rows = iter(table)
@@ -141,7 +142,8 @@ def _read(text: str) -> tuple[Any, int]:
         # The value written on the line, or no_value when there is none (blank lines and
         # comments too). The common scalar forms come in groups of their own.
         if plain:
-            value: Any = plain
+            # Only null, true and false (in three spellings each) are not strings here.
+            value: Any = plain if plain[0] not in keyword_first else keywords.get(plain, plain)
         elif double:
             value = double
         elif number:
