@@ -28,8 +28,9 @@ from ..rra_cli import rra, rra_command
 
 FP = {"hardware": "x86_64", "software": "sh"}
 
-# $1: the counting file. Each run appends a start line and, when it completes, an end line.
-COUNT_SH = """echo "start $PWD ${CUDA_VISIBLE_DEVICES:--} $(date +%s.%N)" >> "$1"
+# $1: the counting file. Each run appends a start line (ending with the shell's pid) and, when it
+# completes, an end line.
+COUNT_SH = """echo "start $PWD ${CUDA_VISIBLE_DEVICES:--} $(date +%s.%N) $$" >> "$1"
 sleep "$2"
 echo "end $PWD ${CUDA_VISIBLE_DEVICES:--} $(date +%s.%N)" >> "$1"
 mkdir -p out
@@ -84,6 +85,21 @@ def taskset(tmp: Path, repeats: int, tasks: int = 1, **kwargs: Any) -> Path:
     return path
 
 
+def wait_gone(pid: int, timeout_s: float = 60) -> None:
+    """Wait until process ``pid`` has ended (a zombie nobody reaps counts as ended): a launcher
+    stopped by a killed rra's watchdog, however loaded the machine is."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            return
+        if state in ("Z", "X"):
+            return
+        time.sleep(0.05)
+    pytest.fail(f"launcher {pid} still runs {timeout_s} s after its rra was killed")
+
+
 def lines(counter: Path) -> list[list[str]]:
     try:
         return [line.split() for line in counter.read_text(encoding="utf-8").splitlines()]
@@ -110,7 +126,7 @@ def test_killed_benchmark_resumes_without_losing_or_repeating_a_cell(tmp_path: P
     proc.communicate()
     assert proc.returncode == -signal.SIGKILL
     # The killed rra's watchdog stops the in-flight launcher: its end line never comes.
-    time.sleep(2.5)
+    wait_gone(int([w for w in lines(counter) if w[0] == "start"][2][4]))
     killed = [w for w in lines(counter) if w[0] == "start"][2][1]
     assert [w[1] for w in lines(counter) if w[0] == "end"] == [
         str(out / "work/p/e/t0/attempt-1"), str(out / "work/p/e/t0/attempt-2")]

@@ -23,7 +23,7 @@ from rra_tools.model.bench_results import BenchResults
 
 from ..rra_cli import rra, rra_command
 from ..services.slurm import SlurmCluster
-from .test_bench_executor import lines, taskset
+from .test_bench_executor import lines, taskset, wait_gone
 
 #: Generous: the suite runs on loaded two-core machines.
 TIMEOUT_S = 600
@@ -133,7 +133,8 @@ def test_a_local_benchmark_killed_mid_way_is_finished_on_slurm(slurm: SlurmClust
           "the local run finished attempt 1 and started attempt 2", proc)
     proc.send_signal(signal.SIGKILL)
     proc.communicate()
-    time.sleep(2.5)  # the killed rra's watchdog stops its launcher
+    # The killed rra's watchdog stops its launcher (attempt 2's, the last started).
+    wait_gone(int([w for w in lines(counter) if w[0] == "start"][-1][4]))
     done = rra("bench", "reproduce", str(path), "-o", str(out), "--executor", "slurm", timeout=TIMEOUT_S)
     assert done.returncode == 0, done.stderr
     assert "p/e/t0 attempt 1: success (finished earlier)" in done.stderr
