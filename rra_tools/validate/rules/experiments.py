@@ -10,7 +10,7 @@ from typing import Any
 from ...intervals import Interval, acceptance_interval
 from ..context import Context, Finding, Pointer, strings
 from . import check
-from ._numbers import as_int, as_number
+from ._numbers import INT_LIMIT, as_int, as_number
 
 __all__ = ["claim_interval", "observation_values"]
 
@@ -90,65 +90,109 @@ def observations(ctx: Context) -> Iterator[Finding]:
     for _, launcher in ctx.items("launchers"):
         if not isinstance(launcher.get("id"), str):
             continue
-        if isinstance(launcher.get("seeds"), list):
-            seeds_of[launcher["id"]] = {s for s in map(as_int, launcher["seeds"]) if s is not None}
+        seeds = launcher.get("seeds")
+        if isinstance(seeds, list):
+            seeds_of[launcher["id"]] = _seed_set(seeds)
         if launcher.get("stochastic") is False:
             repeats_of[launcher["id"]] = as_int(launcher.get("repeats", 1)) or 1
     explained = {ref for _, d in ctx.items("discrepancies") for _, ref in strings(d.get("claims"))}
+    isfinite = math.isfinite
     for i, claim in ctx.items("claims"):
-        base: Pointer = ("claims", i)
-        reference = claim.get("reference")
-        raw = reference.get("observations") if isinstance(reference, Mapping) else None
+        reference: Any = claim.get("reference")
+        raw = reference.get("observations") if type(reference) is dict or isinstance(reference, Mapping) else None
         if not isinstance(raw, list):
             continue
         n = len(raw)
-        if n < 3:
-            yield Finding("RRA502", f"claim {claim.get('id')!r} has {n} reference observation(s); at least 3 "
-                          "are required", (*base, "reference", "observations"),
-                          "run the launcher with more seeds and record each value")
-        elif n < 5:
-            yield Finding("RRA503", f"claim {claim.get('id')!r} has {n} reference observations; 5 are recommended",
-                          (*base, "reference", "observations"))
+        if n < 5:
+            if n < 3:
+                yield Finding("RRA502", f"claim {claim.get('id')!r} has {n} reference observation(s); at least 3 "
+                              "are required", ("claims", i, "reference", "observations"),
+                              "run the launcher with more seeds and record each value")
+            else:
+                yield Finding("RRA503", f"claim {claim.get('id')!r} has {n} reference observations; 5 are "
+                              "recommended", ("claims", i, "reference", "observations"))
         reported = claim.get("reported")
         reported_value = as_number(reported.get("value")) if isinstance(reported, Mapping) else None
-        if reported_value is not None and not math.isfinite(reported_value):
-            yield Finding("RRA504", f"reported value {reported_value!r} is not finite", (*base, "reported", "value"))
-        values = observation_values(claim)
-        seen: dict[int, int] = {}
+        if reported_value is not None and not isfinite(reported_value):
+            yield Finding("RRA504", f"reported value {reported_value!r} is not finite", ("claims", i, "reported", "value"))
         launcher_id = claim.get("launcher")
         launcher_seeds = seeds_of.get(launcher_id) if isinstance(launcher_id, str) else None
-        repeats = repeats_of.get(launcher_id) if isinstance(launcher_id, str) else None
-        yield from _repeats(raw, base, repeats)
-        yield from _independence(raw, base)
-        for j, value, seed in values:
-            pointer = (*base, "reference", "observations", j)
-            if not math.isfinite(value):
-                yield Finding("RRA504", f"observed value {value!r} is not finite", (*pointer, "value"))
-            if seed is None:
+        # One pass reads each value and seed (as observation_values does) and checks them; what it
+        # finds waits in ``found`` (rarely anything) behind the findings about repeats and run
+        # records, the rarer checks, which run only when an observation names one.
+        found: list[Finding] = []
+        floats: list[float] = []
+        rare, finite = False, True
+        seen: dict[int, int] = {}
+        for j, obs in enumerate(raw):
+            if type(obs) is not dict and not isinstance(obs, Mapping):
                 continue
+            if "repeat" in obs or "run_record" in obs:
+                rare = True
+            value = obs.get("value")
+            if type(value) is not float:
+                value = as_number(value)
+                if value is None:
+                    continue
+            floats.append(value)
+            if not isfinite(value):
+                finite = False
+                found.append(Finding("RRA504", f"observed value {value!r} is not finite",
+                                     ("claims", i, "reference", "observations", j, "value")))
+            seed = obs.get("seed")
+            if type(seed) is not int:
+                seed = as_int(seed)
+                if seed is None:
+                    continue
             if seed in seen:
-                yield Finding("RRA505", f"observations {seen[seed]} and {j} share seed {seed}; they are not "
-                              "independent", (*pointer, "seed"), "record observations from distinct seeds")
+                found.append(Finding("RRA505", f"observations {seen[seed]} and {j} share seed {seed}; they are "
+                                     "not independent", ("claims", i, "reference", "observations", j, "seed"),
+                                     "record observations from distinct seeds"))
             else:
                 seen[seed] = j
             if launcher_seeds and seed not in launcher_seeds:
-                yield Finding("RRA509", f"observation seed {seed} is not among the launcher's seeds "
-                              f"{sorted(launcher_seeds)}", (*pointer, "seed"))
-        interval = _interval(claim, values)
-        if interval is None:
-            continue
+                found.append(Finding("RRA509", f"observation seed {seed} is not among the launcher's seeds "
+                                     f"{sorted(launcher_seeds)}",
+                                     ("claims", i, "reference", "observations", j, "seed")))
+        if rare:
+            repeats = repeats_of.get(launcher_id) if isinstance(launcher_id, str) else None
+            yield from _repeats(raw, ("claims", i), repeats)
+            yield from _independence(raw, ("claims", i))
+        if found:
+            yield from found
+        if not finite or len(floats) < 2:
+            continue  # no interval (as _interval says), so nothing to compare with it
         claim_id = claim.get("id")
-        if reported_value is not None and math.isfinite(reported_value) and not interval.contains(reported_value) \
-                and not (isinstance(claim_id, str) and claim_id in explained):
+        declared = reference.get("stability")
+        compare = reported_value is not None and isfinite(reported_value) and \
+            not (isinstance(claim_id, str) and claim_id in explained)
+        if not compare and declared not in ("stable", "variable"):
+            continue  # neither finding could be reported: the interval is not computed
+        precision = as_int(reported.get("precision")) if isinstance(reported, Mapping) else None
+        if precision is None or precision < 0:
+            continue
+        interval = acceptance_interval(floats, min(precision, 15))
+        if compare and reported_value is not None and not interval.contains(reported_value):
             yield Finding("RRA506", f"reported value {reported_value:g} lies outside the reference interval "
-                          f"[{interval.low:.6g}, {interval.high:.6g}]", (*base, "reported", "value"),
+                          f"[{interval.low:.6g}, {interval.high:.6g}]", ("claims", i, "reported", "value"),
                           "record a discrepancy that lists this claim, or check the observations")
-        declared = reference.get("stability") if isinstance(reference, Mapping) else None
         computed = "stable" if interval.stable else "variable"
         if isinstance(declared, str) and declared in ("stable", "variable") and declared != computed:
             yield Finding("RRA507", f"claim {claim.get('id')!r} is declared {declared!r} but its observations make "
                           f"it {computed!r} (spread {interval.spread:.3g}, precision floor {interval.floor:g})",
-                          (*base, "reference", "stability"), f"write stability: {computed}, or omit it")
+                          ("claims", i, "reference", "stability"), f"write stability: {computed}, or omit it")
+
+
+def _seed_set(seeds: list[Any]) -> set[int]:
+    """The distinct seeds of a launcher's list, read as :func:`as_int` reads them."""
+    out = set()
+    for seed in seeds:
+        if type(seed) is not int or not -INT_LIMIT <= seed < INT_LIMIT:
+            seed = as_int(seed)
+            if seed is None:
+                continue
+        out.add(seed)
+    return out
 
 
 def _repeats(raw: list[Any], base: Pointer, repeats: int | None) -> Iterator[Finding]:

@@ -153,24 +153,52 @@ def undefined_placeholders(ctx: Context) -> Iterator[Finding]:
     """Placeholders name 'seed' (when seeds are declared) or a parameter of the launcher."""
     for i, launcher in ctx.items("launchers"):
         params = launcher.get("parameters")
-        known = set(params) if isinstance(params, Mapping) else set()
+        known = set(params) if type(params) is dict or isinstance(params, Mapping) else set()
         seeds = launcher.get("seeds")
         if isinstance(seeds, list) and seeds:
             known.add("seed")
-        places: list[tuple[Pointer, str]] = [(("launchers", i, "argv", j), a) for j, a in strings(launcher.get("argv"))]
-        if isinstance(launcher.get("cwd"), str):
-            places.append((("launchers", i, "cwd"), launcher["cwd"]))
+        # Only a text with a brace can hold a placeholder, and the pointer of a text is built
+        # only when it holds an undefined one.
+        argv = launcher.get("argv")
+        if isinstance(argv, list):
+            for j, text in enumerate(argv):
+                if isinstance(text, str) and "{" in text:
+                    names = _names(text)
+                    if names and not known.issuperset(names):
+                        yield from _undefined(names, known, ("launchers", i, "argv", j))
+        cwd = launcher.get("cwd")
+        if isinstance(cwd, str):
+            yield from _undefined(_names(cwd), known, ("launchers", i, "cwd"))
         for j, output in ctx.items("outputs", launcher):
-            if isinstance(output.get("path"), str):
-                places.append((("launchers", i, "outputs", j, "path"), output["path"]))
-        for pointer, text in places:
-            for name in placeholders(text):
-                if name not in known:
-                    if name == "seed":
-                        hint = "declare seeds for the launcher, or remove {seed}"
-                    else:
-                        hint = f"declare parameter {name!r} under parameters, or write '{{{{' for a literal brace"
-                    yield Finding("RRA204", f"placeholder {{{name}}} is not defined", pointer, hint)
+            path = output.get("path")
+            if isinstance(path, str):
+                names = _names(path)
+                if names and not known.issuperset(names):
+                    yield from _undefined(names, known, ("launchers", i, "outputs", j, "path"))
+
+
+#: A text without '{{' or '}}' holds no literal brace, so its placeholders are this pattern's
+#: matches (as with _PLACEHOLDER, whose first two alternatives can match nowhere in it).
+_PLAIN_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+def _names(text: str) -> list[str]:
+    """The names of :func:`placeholders` in ``text``, in order."""
+    if "{" not in text:
+        return []
+    if "{{" in text or "}}" in text:
+        return list(placeholders(text))
+    return _PLAIN_PLACEHOLDER.findall(text)
+
+
+def _undefined(names: list[str], known: set[str], pointer: Pointer) -> Iterator[Finding]:
+    for name in names:
+        if name not in known:
+            if name == "seed":
+                hint = "declare seeds for the launcher, or remove {seed}"
+            else:
+                hint = f"declare parameter {name!r} under parameters, or write '{{{{' for a literal brace"
+            yield Finding("RRA204", f"placeholder {{{name}}} is not defined", pointer, hint)
 
 
 _FITS = {"json_pointer": {"json"}, "csv": {"csv"}, "regex": {"log", "text"}}
