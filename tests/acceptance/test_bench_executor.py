@@ -162,7 +162,7 @@ def test_killed_benchmark_resumes_without_losing_or_repeating_a_cell(tmp_path: P
 def _overlaps(seen: list[list[str]]) -> list[tuple[str, str]]:
     """(device, device) of every two runs whose [start, end] overlap."""
     spans: dict[str, dict[str, Any]] = {}
-    for kind, where, device, at in seen:
+    for kind, where, device, at, *_ in seen:  # a start line ends with the pid
         spans.setdefault(where, {"device": device})[kind] = float(at)
     runs = list(spans.values())
     return [(a["device"], b["device"]) for i, a in enumerate(runs) for b in runs[i + 1:]
