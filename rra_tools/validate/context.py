@@ -11,7 +11,7 @@ from typing import Any
 from .diagnostics import Severity
 
 
-__all__ = ["Context", "Finding", "Pointer", "strings"]
+__all__ = ["Context", "Finding", "IdIndex", "Pointer", "strings"]
 
 Pointer = tuple[str | int, ...]
 
@@ -83,26 +83,60 @@ class Context:
                     yield index, entry
 
     def ids(self, key: str) -> dict[str, int]:
-        """Declared ids of the top-level list ``key``, mapped to their first index."""
-        out: dict[str, int] = {}
-        for index, entry in self.items(key):
-            ident = entry.get("id")
-            if isinstance(ident, str) and ident not in out:
-                out[ident] = index
-        return out
+        """Declared ids of the top-level list ``key``, mapped to their first index (computed once
+        per document and shared: callers must not change it)."""
+        return self.id_index(key).first
+
+    def id_index(self, key: str) -> IdIndex:
+        """The string ids of the top-level list ``key`` (computed once per document)."""
+        memo_key = "id_index:" + key
+        found: IdIndex | None = self.memo.get(memo_key)
+        if found is None:
+            first: dict[str, int] = {}
+            repeated: list[tuple[int, str]] = []
+            value = self.data.get(key)
+            if isinstance(value, list):
+                for index, entry in enumerate(value):
+                    if type(entry) is dict or isinstance(entry, Mapping):
+                        ident = entry.get("id")
+                        if type(ident) is str or isinstance(ident, str):
+                            if ident in first:
+                                repeated.append((index, ident))
+                            else:
+                                first[ident] = index
+            found = self.memo[memo_key] = IdIndex(first, repeated)
+        return found
 
     def launcher_outputs(self) -> dict[str, dict[str, str]]:
-        """For each launcher id, its outputs' ids mapped to their declared format."""
+        """For each launcher id, its outputs' ids mapped to their declared format (computed once
+        per document and shared: callers must not change it)."""
+        found: dict[str, dict[str, str]] | None = self.memo.get("launcher_outputs")
+        if found is not None:
+            return found
         out: dict[str, dict[str, str]] = {}
         for _, launcher in self.items("launchers"):
             ident = launcher.get("id")
             if isinstance(ident, str):
                 table = out.setdefault(ident, {})
-                for _, output in self.items("outputs", launcher):
-                    oid = output.get("id")
-                    if isinstance(oid, str):
-                        table.setdefault(oid, str(output.get("format", "")))
+                outputs = launcher.get("outputs")
+                if isinstance(outputs, list):
+                    for output in outputs:
+                        if type(output) is dict or isinstance(output, Mapping):
+                            oid = output.get("id")
+                            if isinstance(oid, str) and oid not in table:
+                                table[oid] = str(output.get("format", ""))
+        self.memo["launcher_outputs"] = out
         return out
+
+
+@dataclass(frozen=True)
+class IdIndex:
+    """The entries of a top-level list that have a string id."""
+
+    #: Each id, mapped to the index of the first entry that declares it.
+    first: dict[str, int]
+    #: (index, id) of each later entry that declares an id again, in list order.
+    repeated: list[tuple[int, str]]
 
 
 def strings(value: Any) -> Iterator[tuple[int, str]]:

@@ -584,10 +584,10 @@ _text = st.one_of(st.sampled_from(_TEXTS), st.text(alphabet="{}sed", max_size=6)
 
 @st.composite
 def _entry(draw: st.DrawFn, fields: dict[str, st.SearchStrategy[Any]]) -> Any:
-    """A mapping with some of ``fields`` (each drawn from its strategy), rarely something else."""
+    """A mapping with most of ``fields`` (each drawn from its strategy), rarely something else."""
     if draw(st.integers(0, 30)) == 0:
         return draw(_junk)
-    return {key: draw(value) for key, value in fields.items() if draw(st.booleans())}
+    return {key: draw(value) for key, value in fields.items() if draw(st.integers(0, 4)) > 0}
 
 
 def _list(inner: st.SearchStrategy[Any], max_size: int = 4) -> st.SearchStrategy[Any]:
@@ -610,7 +610,8 @@ _launcher = _entry({
                          "gpu_memory_gib": _number}),
     "depends_on": _list(_ident), "data": _list(st.one_of(st.sampled_from(["d1", "d2", "dx"]), _junk)),
     "outputs": _list(_output, 3)})
-_observation = _entry({"value": _number, "seed": _number, "repeat": _number,
+_observation = _entry({"value": st.one_of(st.sampled_from([79.7, 79.9, 80.0, 80.1, 80.3]), _number),
+                       "seed": st.one_of(st.integers(0, 5), _number), "repeat": st.one_of(st.integers(0, 3), _number),
                        "run_record": st.one_of(st.sampled_from(["runs/1/record.json", "runs/1/x.json", "runs/1",
                                                                 "runs/2/record.json", "runs\\1\\record.json"]), _junk)})
 _claim = _entry({
@@ -624,7 +625,8 @@ _claim = _entry({
                        "regex": _entry({"pattern": st.one_of(st.sampled_from(["acc=([0-9.]+)", "(", "a(?<n>b)c",
                                                                               "x", "(a)(b)"]), _junk),
                                         "group": st.one_of(_number, _junk)})}),
-    "reported": _entry({"value": _number, "precision": _number}),
+    "reported": _entry({"value": st.one_of(st.sampled_from([80.0, 90.0]), _number),
+                        "precision": st.one_of(st.integers(0, 2), _number)}),
     "reference": _entry({"stability": st.one_of(st.sampled_from(["stable", "variable", "other"]), _junk),
                          "observations": _list(_observation, 7)})})
 _manifest = st.fixed_dictionaries({}, optional={
@@ -692,6 +694,9 @@ _BREAKS: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
     ("placeholder in a path", lambda d: d["launchers"][5]["outputs"][1].update(path="out/{width}.log")),
     ("unknown reference", lambda d: d["claims"][7].update(launcher="train-x")),
     ("unknown output", lambda d: d["claims"][7]["extract"].update(output="nope")),
+    ("output of another format", lambda d: d["claims"][11]["extract"].update(output="log")),
+    ("two extraction methods", lambda d: d["claims"][12]["extract"].update(regex={"pattern": "a(b)"})),
+    ("repeated output id", lambda d: d["launchers"][13]["outputs"][1].update(id="metrics")),
     ("dependency cycle", lambda d: d["launchers"][0]["depends_on"].append("train-10")),
     ("default not a choice", lambda d: d["launchers"][2]["parameters"]["lr"].update(default=0.1)),
     ("secret default", lambda d: d["launchers"][2]["parameters"]["lr"].update(secret=True)),

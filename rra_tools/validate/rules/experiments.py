@@ -65,7 +65,7 @@ def launcher_sanity(ctx: Context) -> Iterator[Finding]:
                           f"{launcher['repeats']!r} is ignored: its runs are its seeds",
                           ("launchers", i, "repeats"), "remove repeats and list one seed per run, or set "
                           "stochastic: false if the program reads no seed")
-        if isinstance(seeds, list):
+        if isinstance(seeds, list) and not _distinct(seeds):
             seen: set[int] = set()
             for j, raw_seed in enumerate(seeds):
                 seed = as_int(raw_seed)
@@ -80,6 +80,14 @@ def launcher_sanity(ctx: Context) -> Iterator[Finding]:
                 yield Finding("RRA510", f"timeout_s {timeout:g} is shorter than expected_runtime_s {expected:g}",
                               ("launchers", i, "resources", "timeout_s"),
                               "allow headroom: a timeout of about twice the expected runtime")
+
+
+def _distinct(seeds: list[Any]) -> bool:
+    """True when no two seeds are equal, so none is listed twice (as_int keeps a number's value)."""
+    try:
+        return len(set(seeds)) == len(seeds)
+    except TypeError:
+        return False  # an unhashable item: the list is read seed by seed
 
 
 @check("RRA502", "RRA503", "RRA504", "RRA505", "RRA506", "RRA507", "RRA509", "RRA512")
@@ -185,14 +193,15 @@ def observations(ctx: Context) -> Iterator[Finding]:
 
 def _seed_set(seeds: list[Any]) -> set[int]:
     """The distinct seeds of a launcher's list, read as :func:`as_int` reads them."""
-    out = set()
-    for seed in seeds:
-        if type(seed) is not int or not -INT_LIMIT <= seed < INT_LIMIT:
-            seed = as_int(seed)
-            if seed is None:
-                continue
-        out.add(seed)
-    return out
+    try:
+        out = set(seeds)
+    except TypeError:
+        out = None  # an unhashable item
+    # A set of integers within range is already what as_int makes of it (the test in C, not per item).
+    if out is not None and set(map(type, out)) <= {int} and (not out or min(out) >= -INT_LIMIT
+                                                             and max(out) < INT_LIMIT):
+        return out
+    return {s for s in map(as_int, seeds) if s is not None}
 
 
 def _repeats(raw: list[Any], base: Pointer, repeats: int | None) -> Iterator[Finding]:

@@ -37,20 +37,27 @@ def unknown_references(ctx: Context) -> Iterator[Finding]:
     launchers, data = ctx.ids("launchers"), ctx.ids("data")
     claims, changes = ctx.ids("claims"), ctx.ids("changes")
     outputs = ctx.launcher_outputs()
+    # Lists of references are read in place (not through strings()): a sweep has 10,000s of them.
     for i, launcher in ctx.items("launchers"):
-        for j, dep in strings(launcher.get("depends_on")):
-            if dep not in launchers:
-                yield _ref("launcher", dep, launchers, ("launchers", i, "depends_on", j))
-        for j, source in strings(launcher.get("data")):
-            if source not in data:
-                yield _ref("data source", source, data, ("launchers", i, "data", j))
+        deps = launcher.get("depends_on")
+        if isinstance(deps, list):
+            for j, dep in enumerate(deps):
+                if isinstance(dep, str) and dep not in launchers:
+                    yield _ref("launcher", dep, launchers, ("launchers", i, "depends_on", j))
+        sources = launcher.get("data")
+        if isinstance(sources, list):
+            for j, source in enumerate(sources):
+                if isinstance(source, str) and source not in data:
+                    yield _ref("data source", source, data, ("launchers", i, "data", j))
     for i, claim in ctx.items("claims"):
         launcher_id = claim.get("launcher")
-        if isinstance(launcher_id, str) and launcher_id not in launchers:
+        if not isinstance(launcher_id, str):
+            continue
+        if launcher_id not in launchers:
             yield _ref("launcher", launcher_id, launchers, ("claims", i, "launcher"))
+            continue
         extract = claim.get("extract")
-        if isinstance(extract, Mapping) and isinstance(extract.get("output"), str) and \
-                isinstance(launcher_id, str) and launcher_id in launchers:
+        if (type(extract) is dict or isinstance(extract, Mapping)) and isinstance(extract.get("output"), str):
             own = outputs.get(launcher_id, {})
             if extract["output"] not in own:
                 yield _ref(f"output of launcher {launcher_id!r},", extract["output"], own,
@@ -82,23 +89,27 @@ def unknown_references(ctx: Context) -> Iterator[Finding]:
 @check("RRA202")
 def duplicate_ids(ctx: Context) -> Iterator[Finding]:
     """Ids are unique within their list (outputs: within their launcher)."""
-
-    def scan(entries: Iterator[tuple[int, Mapping[str, Any]]], prefix: Pointer, what: str) -> Iterator[Finding]:
-        seen: dict[str, int] = {}
-        for index, entry in entries:
-            ident = entry.get("id")
-            if not isinstance(ident, str):
-                continue
-            if ident in seen:
-                yield Finding("RRA202", f"{what} id {ident!r} is used twice (first at index {seen[ident]})",
-                              (*prefix, index, "id"), "give every entry its own id")
-            else:
-                seen[ident] = index
-
     for key in _LISTS:
-        yield from scan(ctx.items(key), (key,), key.rstrip("s") if key != "data" else "data source")
+        index = ctx.id_index(key)
+        what = key.rstrip("s") if key != "data" else "data source"
+        for i, ident in index.repeated:
+            yield Finding("RRA202", f"{what} id {ident!r} is used twice (first at index {index.first[ident]})",
+                          (key, i, "id"), "give every entry its own id")
     for i, launcher in ctx.items("launchers"):
-        yield from scan(ctx.items("outputs", launcher), ("launchers", i, "outputs"), "output")
+        outputs = launcher.get("outputs")
+        if not isinstance(outputs, list) or len(outputs) < 2:
+            continue  # no second output to repeat an id
+        seen: dict[str, int] = {}
+        for j, output in enumerate(outputs):
+            if type(output) is dict or isinstance(output, Mapping):
+                oid = output.get("id")
+                if not isinstance(oid, str):
+                    continue
+                if oid in seen:
+                    yield Finding("RRA202", f"output id {oid!r} is used twice (first at index {seen[oid]})",
+                                  ("launchers", i, "outputs", j, "id"), "give every entry its own id")
+                else:
+                    seen[oid] = j
 
 
 @check("RRA203")
@@ -106,11 +117,23 @@ def dependency_cycles(ctx: Context) -> Iterator[Finding]:
     """depends_on forms no cycle."""
     graph: dict[str, list[str]] = {}
     where: dict[str, int] = {}
+    later: list[str] = []  # dependencies on ids not read yet: declared later, or never
+    ordered = True  # every dependency declared before its dependent: then there is no cycle
     for i, launcher in ctx.items("launchers"):
         ident = launcher.get("id")
         if isinstance(ident, str) and ident not in graph:
-            graph[ident] = [d for _, d in strings(launcher.get("depends_on"))]
+            deps = launcher.get("depends_on")
+            graph[ident] = edges = [d for d in deps if isinstance(d, str)] if isinstance(deps, list) else []
             where[ident] = i
+            for dep in edges:
+                if dep not in where:
+                    later.append(dep)
+                elif dep == ident:
+                    ordered = False
+    if ordered and not any(dep in graph for dep in later):
+        # Checked when each launcher was read: its dependencies came earlier, so every edge of a
+        # cycle would lead to an earlier launcher, round to the one it left: impossible.
+        return
     state: dict[str, int] = {}  # 1 = on the current path, 2 = finished
     reported: set[frozenset[str]] = set()
     for start in graph:
@@ -202,6 +225,7 @@ def _undefined(names: list[str], known: set[str], pointer: Pointer) -> Iterator[
 
 
 _FITS = {"json_pointer": {"json"}, "csv": {"csv"}, "regex": {"log", "text"}}
+_BLANK = (None, "")
 
 
 @check("RRA205", "RRA206", "RRA208", "RRA209", "RRA210")
@@ -211,36 +235,40 @@ def claim_shape(ctx: Context) -> Iterator[Finding]:
     version = declared_version(ctx.data) or (1, 1)
     for i, claim in ctx.items("claims"):
         location = claim.get("paper_location")
-        if isinstance(location, Mapping) and not any(
-                location.get(k) not in (None, "") for k in ("table", "figure", "section", "page")):
+        if (type(location) is dict or isinstance(location, Mapping)) and location.get("table") in _BLANK and \
+                location.get("figure") in _BLANK and location.get("section") in _BLANK and \
+                location.get("page") in _BLANK:
             yield Finding("RRA209", "paper_location names no table, figure, section or page",
                           ("claims", i, "paper_location"), "say where the number is printed, e.g. table: '2'")
         extract = claim.get("extract")
-        if not isinstance(extract, Mapping):
+        if type(extract) is not dict and not isinstance(extract, Mapping):
             continue
-        methods = [m for m in ("json_pointer", "csv", "regex") if extract.get(m) is not None]
-        base: Pointer = ("claims", i, "extract")
-        if len(methods) != 1:
-            given = ", ".join(methods) if methods else "none"
-            yield Finding("RRA206", f"extract must give exactly one of json_pointer, csv, regex; given: {given}",
-                          base, "keep the one method that reads the output")
-        if extract.get("output") is not None and extract.get("stream") is not None:
+        # The pointers and the list of methods are built only for a finding.
+        csv, regex = extract.get("csv"), extract.get("regex")
+        given = [m for m, v in (("json_pointer", extract.get("json_pointer")), ("csv", csv), ("regex", regex))
+                 if v is not None]
+        if len(given) != 1:
+            yield Finding("RRA206", "extract must give exactly one of json_pointer, csv, regex; given: "
+                          f"{', '.join(given) if given else 'none'}", ("claims", i, "extract"),
+                          "keep the one method that reads the output")
+        output_id = extract.get("output")
+        if output_id is not None and extract.get("stream") is not None:
             yield Finding("RRA206", "extract must read exactly one source, a declared output or a stream; "
-                          "given both 'output' and 'stream'", (*base, "stream"),
+                          "given both 'output' and 'stream'", ("claims", i, "extract", "stream"),
                           "keep 'stream' to read the captured stdout/stderr, or 'output' for a file")
-        launcher_id, output_id = claim.get("launcher"), extract.get("output")
+        launcher_id = claim.get("launcher")
         fmt = outputs.get(launcher_id, {}).get(output_id) if isinstance(launcher_id, str) and \
             isinstance(output_id, str) else None
-        if fmt and len(methods) == 1 and fmt not in _FITS[methods[0]]:
-            yield Finding("RRA205", f"{methods[0]} cannot read output {output_id!r}, whose format is {fmt!r}",
-                          (*base, methods[0]), f"{methods[0]} reads {' or '.join(sorted(_FITS[methods[0]]))} outputs")
-        csv = extract.get("csv")
+        if fmt and len(given) == 1 and fmt not in _FITS[given[0]]:
+            method = given[0]
+            yield Finding("RRA205", f"{method} cannot read output {output_id!r}, whose format is {fmt!r}",
+                          ("claims", i, "extract", method), f"{method} reads {' or '.join(sorted(_FITS[method]))} outputs")
         if isinstance(csv, Mapping) and (csv.get("row_index") is None) == (csv.get("where") is None):
             yield Finding("RRA208", "csv extraction must give exactly one of row_index and where",
-                          (*base, "csv"), "row_index: -1 takes the last row; where: {split: test} matches a row")
-        regex = extract.get("regex")
+                          ("claims", i, "extract", "csv"),
+                          "row_index: -1 takes the last row; where: {split: test} matches a row")
         if isinstance(regex, Mapping) and isinstance(regex.get("pattern"), str):
-            yield from _regex(regex, (*base, "regex"), version)
+            yield from _regex(regex, ("claims", i, "extract", "regex"), version)
 
 
 #: Claims of one sweep share a few patterns: each is looked at once (a pure function of the text).
@@ -295,6 +323,11 @@ def _type_ok(kind: str, value: Any) -> bool:
     return True
 
 
+#: Value types that satisfy each parameter type at once (other values are asked to _type_ok).
+_EXACT_TYPES: dict[str, tuple[type, ...]] = {"int": (int,), "float": (int, float), "str": (str,), "path": (str,),
+                                             "bool": (bool,)}
+
+
 @check("RRA211")
 def parameter_defaults(ctx: Context) -> Iterator[Finding]:
     """Parameter defaults and choices match the parameter's type; the default is a choice."""
@@ -303,44 +336,54 @@ def parameter_defaults(ctx: Context) -> Iterator[Finding]:
         if not isinstance(params, Mapping):
             continue
         for name, spec in params.items():
-            if not isinstance(spec, Mapping) or not isinstance(spec.get("type"), str):
+            if type(spec) is not dict and not isinstance(spec, Mapping):
                 continue
-            kind, base = spec["type"], ("launchers", i, "parameters", name)
-            if "default" in spec and not _type_ok(kind, spec["default"]):
-                yield Finding("RRA211", f"default {spec['default']!r} of parameter {name!r} is not of type {kind!r}",
-                              (*base, "default"))
+            kind = spec.get("type")
+            if not isinstance(kind, str):
+                continue
+            exact = _EXACT_TYPES.get(kind, ())
+            has_default = "default" in spec
+            if has_default:
+                default = spec["default"]
+                if type(default) not in exact and not _type_ok(kind, default):
+                    yield Finding("RRA211", f"default {default!r} of parameter {name!r} is not of type {kind!r}",
+                                  ("launchers", i, "parameters", name, "default"))
             choices = spec.get("choices")
             if isinstance(choices, list):
                 for j, choice in enumerate(choices):
-                    if not _type_ok(kind, choice):
+                    if type(choice) not in exact and not _type_ok(kind, choice):
                         yield Finding("RRA211", f"choice {choice!r} of parameter {name!r} is not of type {kind!r}",
-                                      (*base, "choices", j))
-                if "default" in spec and spec["default"] not in choices:
+                                      ("launchers", i, "parameters", name, "choices", j))
+                if has_default and spec["default"] not in choices:
                     yield Finding("RRA211", f"default {spec['default']!r} of parameter {name!r} is not one of "
-                                  f"its choices", (*base, "default"), "add it to choices or change the default")
+                                  f"its choices", ("launchers", i, "parameters", name, "default"),
+                                  "add it to choices or change the default")
 
 
 @check("RRA213")
 def secrets_stored(ctx: Context) -> Iterator[Finding]:
     """A secret's value is never written into the manifest or into a recorded place."""
     for i, launcher in ctx.items("launchers"):
-        env = launcher.get("env")
-        for _, name in strings(launcher.get("secrets")):
-            if isinstance(env, Mapping) and name in env:
-                yield Finding("RRA213", f"secret {name!r} also has a value in env, which the manifest stores",
-                              ("launchers", i, "env", name), "remove it from env: its value comes from the "
-                              "caller's environment at run time", at_key=True)
+        names = launcher.get("secrets")
+        if names:
+            env = launcher.get("env")
+            for _, name in strings(names):
+                if isinstance(env, Mapping) and name in env:
+                    yield Finding("RRA213", f"secret {name!r} also has a value in env, which the manifest stores",
+                                  ("launchers", i, "env", name), "remove it from env: its value comes from the "
+                                  "caller's environment at run time", at_key=True)
         params = launcher.get("parameters")
         if not isinstance(params, Mapping):
             continue
-        secret = {name for name, p in params.items() if isinstance(p, Mapping) and p.get("secret") is True}
+        secret = {name for name, p in params.items()
+                  if (type(p) is dict or isinstance(p, Mapping)) and p.get("secret") is True}
+        if not secret:
+            continue  # no secret parameter to report or to find in a path (most launchers)
         for name in sorted(secret):
             if "default" in params[name]:
                 yield Finding("RRA213", f"secret parameter {name!r} has a default, which the manifest stores",
                               ("launchers", i, "parameters", name, "default"),
                               "remove the default: the value comes from the caller's environment", at_key=True)
-        if not secret:
-            continue  # no secret parameter to find in a path (most launchers)
         places: list[tuple[Pointer, str]] = []
         if isinstance(launcher.get("cwd"), str):
             places.append((("launchers", i, "cwd"), launcher["cwd"]))
