@@ -3,7 +3,8 @@
 Every command runs inside :class:`RRAGroup`: an :class:`~rra_tools.errors.RRAError` that reaches
 it is printed as ``error: <message>`` (and ``hint: <hint>`` when it has one) on standard error,
 and the command ends with the error's exit status. A module of a missing optional extra
-(:mod:`.extras`) and a missing file are reported the same way (exit status 2). Commands
+(:mod:`.extras`) and a missing file are reported the same way (exit status 2), and Ctrl-C as
+``error: interrupted ...`` with exit status 130. Commands
 therefore catch a library error only to add something to it (findings to render, a resource to
 close), never just to print it. Anything else that escapes a command is a bug and keeps its
 traceback.
@@ -54,6 +55,10 @@ def as_failure(exc: BaseException) -> Failure | None:
     return None
 
 
+#: What any command stopped by Ctrl-C reports, unless it reports more itself.
+INTERRUPTED = Failure("interrupted (Ctrl-C) before the command finished", ExitStatus.INTERRUPTED)
+
+
 class RRAGroup(click.Group):
     """The ``rra`` group: maps the errors of every command and subcommand through :func:`as_failure`."""
 
@@ -68,3 +73,10 @@ class RRAGroup(click.Group):
             for line in failure.lines():
                 click.echo(line, err=True)
             ctx.exit(failure.exit_status)
+        except KeyboardInterrupt:
+            # Ctrl-C in a command that does not handle it itself (rra review and rra run do):
+            # one line and 130, as for rra review, rather than click's "Aborted!" and status 1,
+            # which rra validate uses for findings. Files are written atomically, so nothing
+            # half-written is left.
+            click.echo(INTERRUPTED.lines()[0], err=True)
+            ctx.exit(INTERRUPTED.exit_status)
