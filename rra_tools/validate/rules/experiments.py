@@ -120,7 +120,11 @@ def observations(ctx: Context) -> Iterator[Finding]:
                 yield Finding("RRA503", f"claim {claim.get('id')!r} has {n} reference observations; 5 are "
                               "recommended", ("claims", i, "reference", "observations"))
         reported = claim.get("reported")
-        reported_value = as_number(reported.get("value")) if isinstance(reported, Mapping) else None
+        reported_value = None
+        if type(reported) is dict or isinstance(reported, Mapping):
+            reported_value = reported.get("value")
+            if type(reported_value) is not float:
+                reported_value = as_number(reported_value)
         if reported_value is not None and not isfinite(reported_value):
             yield Finding("RRA504", f"reported value {reported_value!r} is not finite", ("claims", i, "reported", "value"))
         launcher_id = claim.get("launcher")
@@ -176,7 +180,8 @@ def observations(ctx: Context) -> Iterator[Finding]:
             not (isinstance(claim_id, str) and claim_id in explained)
         if not compare and declared not in ("stable", "variable"):
             continue  # neither finding could be reported: the interval is not computed
-        precision = as_int(reported.get("precision")) if isinstance(reported, Mapping) else None
+        precision = as_int(reported.get("precision")) if type(reported) is dict or isinstance(reported, Mapping) \
+            else None
         if precision is None or precision < 0:
             continue
         interval = acceptance_interval(floats, min(precision, 15))
