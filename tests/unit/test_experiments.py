@@ -199,6 +199,18 @@ def test_a_launcher_without_seeds_accepts_any_observation_seed() -> None:
          "observations 0 and 2 share seed 10; they are not independent")]
 
 
+@pytest.mark.parametrize("seeds", [[0, 1.0, 2, True, 2**64], [0, [1], 1, {"seed": 3}, 2]])
+def test_launcher_seeds_are_read_as_integers_whatever_their_spelling(seeds: list[Any]) -> None:
+    # 1.0 is seed 1; True, an integer beyond 64 bits, a list or a mapping are no seed (the
+    # launcher's list is read seed by seed when it holds anything but integers).
+    m = _manifest()
+    m["launchers"][0]["seeds"] = seeds
+    m["claims"][0]["reference"]["observations"] = _obs(91.0, 91.2, 90.9, 91.1, seeds=[0, 1, 2, 3])
+    assert _findings(m, "RRA509", "RRA511") == [
+        ("RRA509", "/claims/0/reference/observations/3/seed",
+         "observation seed 3 is not among the launcher's seeds [0, 1, 2]")]
+
+
 # -- the interval against the reported value and the declared stability ----------------------------------
 
 
@@ -234,6 +246,27 @@ def test_a_stable_claim_declared_variable() -> None:
     assert _findings(m, "RRA507") == [(
         "RRA507", "/claims/0/reference/stability",
         "claim 'acc' is declared 'variable' but its observations make it 'stable' (spread 0, precision floor 0.05)")]
+
+
+@pytest.mark.parametrize("precision", [None, -1, 1.5, "1"])
+def test_a_claim_without_a_usable_precision_has_no_interval_to_compare(precision: Any) -> None:
+    # Observations far from the reported value and declared 'variable' though they agree: with a
+    # precision, RRA506 and RRA507; without one, no interval and neither.
+    m = _manifest()
+    claim = m["claims"][0]
+    claim["reference"]["observations"] = _obs(*[91.0] * 5)
+    claim["reference"]["stability"] = "variable"
+    claim["reported"]["value"] = 99.0
+    assert sorted(c for c, _, _ in _findings(m, "RRA506", "RRA507")) == ["RRA506", "RRA507"]
+    usable = copy.deepcopy(claim)
+    usable["id"] = "usable"
+    m["claims"].append(usable)  # after the claim without an interval: still compared
+    if precision is None:
+        del claim["reported"]["precision"]
+    else:
+        claim["reported"]["precision"] = precision
+    assert sorted((c, p) for c, p, _ in _findings(m, "RRA506", "RRA507")) == [
+        ("RRA506", "/claims/1/reported/value"), ("RRA507", "/claims/1/reference/stability")]
 
 
 # -- repeats of seedless launchers --------------------------------------------------------------------

@@ -597,7 +597,7 @@ def _list(inner: st.SearchStrategy[Any], max_size: int = 4) -> st.SearchStrategy
 _parameter = _entry({"type": st.one_of(st.sampled_from(["int", "float", "str", "path", "bool", "x"]), _junk),
                      "default": st.one_of(_number, _text, _junk), "choices": _list(st.one_of(_number, _text)),
                      "secret": st.sampled_from([True, False, 1, None])})
-_output = _entry({"id": st.one_of(st.sampled_from(["metrics", "log", "m"]), _junk), "path": _text,
+_output = _entry({"id": st.one_of(st.sampled_from(["metrics", "log", "m"]), _junk), "path": st.one_of(_text, _junk),
                   "format": st.one_of(st.sampled_from(["json", "csv", "log", "text", ""]), _junk)})
 _launcher = _entry({
     "id": _ident, "stochastic": st.sampled_from([True, False, None, "yes"]), "seeds": _list(_number, 6),

@@ -183,7 +183,7 @@ def undefined_placeholders(ctx: Context) -> Iterator[Finding]:
         # Only a text with a brace can hold a placeholder, and the pointer of a text is built
         # only when it holds an undefined one.
         argv = launcher.get("argv")
-        if isinstance(argv, list):
+        if isinstance(argv, list) and not _all_known(argv, known):
             for j, text in enumerate(argv):
                 if isinstance(text, str) and "{" in text:
                     names = _names(text)
@@ -192,17 +192,42 @@ def undefined_placeholders(ctx: Context) -> Iterator[Finding]:
         cwd = launcher.get("cwd")
         if isinstance(cwd, str):
             yield from _undefined(_names(cwd), known, ("launchers", i, "cwd"))
-        for j, output in ctx.items("outputs", launcher):
-            path = output.get("path")
-            if isinstance(path, str):
-                names = _names(path)
-                if names and not known.issuperset(names):
-                    yield from _undefined(names, known, ("launchers", i, "outputs", j, "path"))
+        outputs = launcher.get("outputs")
+        if isinstance(outputs, list) and not _all_known(_paths(outputs), known):
+            for j, output in ctx.items("outputs", launcher):
+                path = output.get("path")
+                if isinstance(path, str):
+                    names = _names(path)
+                    if names and not known.issuperset(names):
+                        yield from _undefined(names, known, ("launchers", i, "outputs", j, "path"))
+
+
+def _paths(outputs: list[Any]) -> list[Any]:
+    """The paths of ``outputs`` when every output is a mapping with a path, else ``[None]`` (so
+    that :func:`_all_known` sends each output to be looked at)."""
+    try:
+        return [output["path"] for output in outputs]
+    except (KeyError, TypeError, IndexError):
+        return [None]
 
 
 #: A text without '{{' or '}}' holds no literal brace, so its placeholders are this pattern's
 #: matches (as with _PLACEHOLDER, whose first two alternatives can match nowhere in it).
 _PLAIN_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+def _all_known(texts: list[Any], known: set[str]) -> bool:
+    """True when ``texts`` are all strings whose placeholders are all ``known`` (False may be wrong).
+
+    The strings are joined by a character that is no brace and searched at once: a placeholder
+    of one string is one of the joined text too, which only adds those that straddle two strings.
+    """
+    try:
+        joined = "\0".join(texts)
+    except TypeError:
+        return False  # an item that is not a string: each is looked at
+    return "{" not in joined or (
+        "{{" not in joined and "}}" not in joined and known.issuperset(_PLAIN_PLACEHOLDER.findall(joined)))
 
 
 def _names(text: str) -> list[str]:
@@ -226,6 +251,7 @@ def _undefined(names: list[str], known: set[str], pointer: Pointer) -> Iterator[
 
 _FITS = {"json_pointer": {"json"}, "csv": {"csv"}, "regex": {"log", "text"}}
 _BLANK = (None, "")
+_NONE: Mapping[str, str] = {}
 
 
 @check("RRA205", "RRA206", "RRA208", "RRA209", "RRA210")
@@ -244,10 +270,12 @@ def claim_shape(ctx: Context) -> Iterator[Finding]:
         if type(extract) is not dict and not isinstance(extract, Mapping):
             continue
         # The pointers and the list of methods are built only for a finding.
-        csv, regex = extract.get("csv"), extract.get("regex")
-        given = [m for m, v in (("json_pointer", extract.get("json_pointer")), ("csv", csv), ("regex", regex))
-                 if v is not None]
-        if len(given) != 1:
+        pointer, csv, regex = extract.get("json_pointer"), extract.get("csv"), extract.get("regex")
+        method = None
+        if (pointer is not None) + (csv is not None) + (regex is not None) == 1:
+            method = "json_pointer" if pointer is not None else "csv" if csv is not None else "regex"
+        else:
+            given = [m for m, v in (("json_pointer", pointer), ("csv", csv), ("regex", regex)) if v is not None]
             yield Finding("RRA206", "extract must give exactly one of json_pointer, csv, regex; given: "
                           f"{', '.join(given) if given else 'none'}", ("claims", i, "extract"),
                           "keep the one method that reads the output")
@@ -256,18 +284,19 @@ def claim_shape(ctx: Context) -> Iterator[Finding]:
             yield Finding("RRA206", "extract must read exactly one source, a declared output or a stream; "
                           "given both 'output' and 'stream'", ("claims", i, "extract", "stream"),
                           "keep 'stream' to read the captured stdout/stderr, or 'output' for a file")
-        launcher_id = claim.get("launcher")
-        fmt = outputs.get(launcher_id, {}).get(output_id) if isinstance(launcher_id, str) and \
-            isinstance(output_id, str) else None
-        if fmt and len(given) == 1 and fmt not in _FITS[given[0]]:
-            method = given[0]
-            yield Finding("RRA205", f"{method} cannot read output {output_id!r}, whose format is {fmt!r}",
-                          ("claims", i, "extract", method), f"{method} reads {' or '.join(sorted(_FITS[method]))} outputs")
-        if isinstance(csv, Mapping) and (csv.get("row_index") is None) == (csv.get("where") is None):
+        if method is not None and isinstance(output_id, str):
+            launcher_id = claim.get("launcher")
+            fmt = outputs.get(launcher_id, _NONE).get(output_id) if isinstance(launcher_id, str) else None
+            if fmt and fmt not in _FITS[method]:
+                yield Finding("RRA205", f"{method} cannot read output {output_id!r}, whose format is {fmt!r}",
+                              ("claims", i, "extract", method),
+                              f"{method} reads {' or '.join(sorted(_FITS[method]))} outputs")
+        if csv is not None and isinstance(csv, Mapping) and \
+                (csv.get("row_index") is None) == (csv.get("where") is None):
             yield Finding("RRA208", "csv extraction must give exactly one of row_index and where",
                           ("claims", i, "extract", "csv"),
                           "row_index: -1 takes the last row; where: {split: test} matches a row")
-        if isinstance(regex, Mapping) and isinstance(regex.get("pattern"), str):
+        if regex is not None and isinstance(regex, Mapping) and isinstance(regex.get("pattern"), str):
             yield from _regex(regex, ("claims", i, "extract", "regex"), version)
 
 
