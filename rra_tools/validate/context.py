@@ -121,14 +121,17 @@ class Context:
         for _, launcher in self.items("launchers"):
             ident = launcher.get("id")
             if isinstance(ident, str):
-                table = out.setdefault(ident, {})
+                table = out.get(ident)
+                if table is None:
+                    table = out[ident] = {}
                 outputs = launcher.get("outputs")
                 if isinstance(outputs, list):
                     for output in outputs:
                         if type(output) is dict or isinstance(output, Mapping):
                             oid = output.get("id")
                             if isinstance(oid, str) and oid not in table:
-                                table[oid] = str(output.get("format", ""))
+                                fmt = output.get("format", "")
+                                table[oid] = fmt if type(fmt) is str else str(fmt)
         self.memo["launcher_outputs"] = out
         return out
 

@@ -110,6 +110,13 @@ def test_stochastic_launchers_need_seeds() -> None:
     ]
 
 
+def test_a_seed_listed_twice_beside_an_item_that_is_no_seed() -> None:
+    # A list or a mapping among the seeds (no seed: the schema layer reports it) does not hide a repeat.
+    m = _manifest()
+    m["launchers"][0]["seeds"] = [0, [1], 1, {"seed": 0}, 0]
+    assert _findings(m, "RRA511") == [("RRA511", "/launchers/0/seeds/4", "seed 0 is listed twice")]
+
+
 def test_a_seed_listed_twice_is_said_once_per_repetition() -> None:
     m = _manifest()
     m["launchers"][0]["seeds"] = [0, 1, "x", 1, 2.0, 2, 7.5, 0]
@@ -199,7 +206,8 @@ def test_a_launcher_without_seeds_accepts_any_observation_seed() -> None:
          "observations 0 and 2 share seed 10; they are not independent")]
 
 
-@pytest.mark.parametrize("seeds", [[0, 1.0, 2, True, 2**64], [0, [1], 1, {"seed": 3}, 2]])
+@pytest.mark.parametrize("seeds", [[0, 1.0, 2, True, 2**64], [0, [1], 1, {"seed": 3}, 2], [0, 1, 2, 2**64],
+                                   [-(2**63) - 1, 0, 1, 2]])
 def test_launcher_seeds_are_read_as_integers_whatever_their_spelling(seeds: list[Any]) -> None:
     # 1.0 is seed 1; True, an integer beyond 64 bits, a list or a mapping are no seed (the
     # launcher's list is read seed by seed when it holds anything but integers).
@@ -246,6 +254,41 @@ def test_a_stable_claim_declared_variable() -> None:
     assert _findings(m, "RRA507") == [(
         "RRA507", "/claims/0/reference/stability",
         "claim 'acc' is declared 'variable' but its observations make it 'stable' (spread 0, precision floor 0.05)")]
+
+
+@pytest.mark.parametrize("value", ["99", True, None])
+def test_a_reported_value_that_is_no_number_is_not_compared(value: Any) -> None:
+    m = _manifest()
+    m["claims"][0]["reported"]["value"] = value
+    m["claims"][0]["reference"]["stability"] = "stable"  # still compared with the observations
+    assert [c for c, _, _ in _findings(m, "RRA504", "RRA506", "RRA507")] == ["RRA507"]
+
+
+def test_the_declared_stability_of_a_claim_whose_reported_value_is_not_compared() -> None:
+    # Explained by a discrepancy, or without a reported value: RRA506 cannot apply, RRA507 still does.
+    m = _manifest()
+    m["discrepancies"] = [{"id": "d1", "paper_says": "95", "code_does": "91", "follows": "code",
+                           "rationale": "r", "impact": "i", "claims": ["acc"]}]
+    claim = m["claims"][0]
+    claim["reference"]["observations"] = _obs(*[91.0] * 5)
+    claim["reference"]["stability"] = "variable"
+    claim["reported"]["value"] = 99.0
+    unreported = copy.deepcopy(claim)
+    unreported["id"] = "unreported"
+    del unreported["reported"]["value"]
+    m["claims"].append(unreported)
+    assert [(c, p) for c, p, _ in _findings(m, "RRA506", "RRA507")] == [
+        ("RRA507", "/claims/0/reference/stability"), ("RRA507", "/claims/1/reference/stability")]
+
+
+def test_precision_zero_is_whole_units() -> None:
+    m = _manifest()
+    m["claims"][0]["reported"]["precision"] = 0
+    m["claims"][0]["reference"]["observations"] = _obs(*[91.0] * 5)
+    m["claims"][0]["reference"]["stability"] = "variable"
+    assert _findings(m, "RRA507") == [(
+        "RRA507", "/claims/0/reference/stability",
+        "claim 'acc' is declared 'variable' but its observations make it 'stable' (spread 0, precision floor 0.5)")]
 
 
 @pytest.mark.parametrize("precision", [None, -1, 1.5, "1"])

@@ -18,6 +18,9 @@ __all__: list[str] = []
 _LISTS = ("data", "launchers", "claims", "changes", "discrepancies")
 # {name} placeholders; {{ and }} are literal braces.
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+#: A launcher without outputs (read only); values a paper location leaves blank.
+_NONE: Mapping[str, str] = {}
+_BLANK = (None, "")
 
 
 def _ref(kind: str, value: str, known: Mapping[str, Any], pointer: Pointer) -> Finding:
@@ -57,11 +60,12 @@ def unknown_references(ctx: Context) -> Iterator[Finding]:
             yield _ref("launcher", launcher_id, launchers, ("claims", i, "launcher"))
             continue
         extract = claim.get("extract")
-        if (type(extract) is dict or isinstance(extract, Mapping)) and isinstance(extract.get("output"), str):
-            own = outputs.get(launcher_id, {})
-            if extract["output"] not in own:
-                yield _ref(f"output of launcher {launcher_id!r},", extract["output"], own,
-                           ("claims", i, "extract", "output"))
+        if type(extract) is dict or isinstance(extract, Mapping):
+            output_id = extract.get("output")
+            if isinstance(output_id, str):
+                own = outputs.get(launcher_id, _NONE)
+                if output_id not in own:
+                    yield _ref(f"output of launcher {launcher_id!r},", output_id, own, ("claims", i, "extract", "output"))
     patch_paths = {p["path"] for _, p in ctx.items("patches", ctx.section("code")) if isinstance(p.get("path"), str)}
     for i, patch in ctx.items("patches", ctx.section("code")):
         change = patch.get("change")
@@ -250,8 +254,6 @@ def _undefined(names: list[str], known: set[str], pointer: Pointer) -> Iterator[
 
 
 _FITS = {"json_pointer": {"json"}, "csv": {"csv"}, "regex": {"log", "text"}}
-_BLANK = (None, "")
-_NONE: Mapping[str, str] = {}
 
 
 @check("RRA205", "RRA206", "RRA208", "RRA209", "RRA210")
@@ -404,10 +406,14 @@ def secrets_stored(ctx: Context) -> Iterator[Finding]:
         params = launcher.get("parameters")
         if not isinstance(params, Mapping):
             continue
-        secret = {name for name, p in params.items()
-                  if (type(p) is dict or isinstance(p, Mapping)) and p.get("secret") is True}
-        if not secret:
-            continue  # no secret parameter to report or to find in a path (most launchers)
+        secret: set[str] | None = None  # made for the first secret parameter (most launchers have none)
+        for name, p in params.items():
+            if (type(p) is dict or isinstance(p, Mapping)) and p.get("secret") is True:
+                if secret is None:
+                    secret = set()
+                secret.add(name)
+        if secret is None:
+            continue  # no secret parameter to report or to find in a path
         for name in sorted(secret):
             if "default" in params[name]:
                 yield Finding("RRA213", f"secret parameter {name!r} has a default, which the manifest stores",
