@@ -26,6 +26,11 @@ class PathIssue(Enum):
     NOT_DIRECTORY = "not-directory"
 
 
+#: Where a relative path leads: its real path, its normalised text, and whether its lstat (or
+#: that of a folder above it) failed.
+_Place = tuple[str, str, bool]
+
+
 @dataclass(frozen=True)
 class ResolvedPath:
     """The outcome of resolving one relative path."""
@@ -43,7 +48,8 @@ def lexical_issue(rel: str) -> PathIssue | None:
     """
     if rel.startswith(("/", "\\")) or (len(rel) > 1 and rel[1] == ":" and rel[0].isalpha()):
         return PathIssue.ABSOLUTE
-    if any(part == ".." for part in rel.replace("\\", "/").split("/")):
+    # No '..' anywhere (most paths) means no part is '..': the split is skipped.
+    if ".." in rel and any(part == ".." for part in rel.replace("\\", "/").split("/")):
         return PathIssue.PARENT
     return None
 
@@ -62,49 +68,92 @@ class RootResolver:
 
     The real path of each directory is computed once and shared by every path below it: a
     manifest with 10,000 outputs in a few directories costs one ``lstat`` per path instead of
-    one per path component.
+    one per path component. The folder part of each path (its text before the last ``/``) is
+    remembered too, so a path whose folder was met before costs one step, not one per component.
     """
 
     def __init__(self, root: Path | str) -> None:
         self.real_root = os.path.realpath(root)
-        self._dirs: dict[str, str] = {"": self.real_root}
-        # Prefixes whose lstat failed (missing, below a file, unreadable): it fails for every
-        # path below them too, so nothing there can be a symlink and no call is made for them.
-        # Outputs of 10,000 launchers under a runs/ folder that does not exist yet cost one lstat.
-        self._absent: set[str] = set()
+        self._below_root = self.real_root.rstrip(os.sep) + os.sep
+        # The place of every relative path met, keyed by its normalised text (the walk's
+        # prefixes) and by the text of each folder part as written. A prefix whose lstat failed
+        # (missing, below a file, unreadable) is marked: it fails for every path below it too,
+        # so nothing there can be a symlink and no call is made for them. Outputs of 10,000
+        # launchers under a runs/ folder that does not exist yet cost one lstat.
+        self._places: dict[str, _Place] = {"": (self.real_root, "", False)}
 
     def real_path(self, rel: str) -> str:
         """The real path of ``rel`` (which must pass :func:`lexical_issue`); it may not exist
         and may lie outside the root when a symlink leads there."""
-        real = self.real_root
-        prefix = ""
-        absent = False
-        for part in posixpath.normpath(rel).split("/"):
-            if part in (".", ""):
-                continue
-            prefix = f"{prefix}/{part}" if prefix else part
-            cached = self._dirs.get(prefix)
-            if cached is None:
-                # Everything above ``part`` is resolved already: only a symlink here can move us.
-                cached = os.path.join(real, part)
-                if absent:
-                    self._absent.add(prefix)
-                else:
-                    try:
-                        mode = os.lstat(cached).st_mode
-                    except (OSError, ValueError):
-                        self._absent.add(prefix)
-                    else:
-                        if stat.S_ISLNK(mode):
-                            cached = os.path.realpath(cached)
-                self._dirs[prefix] = cached
-            real = cached
-            absent = prefix in self._absent
-        return real
+        if ".." in rel:
+            # Not a path of the manifest's (lexical_issue refuses it): the plain walk, as always.
+            return self._walk(posixpath.normpath(rel))[0]
+        return self._locate(rel)[0]
+
+    def leads_out(self, rel: str) -> str | None:
+        """The real path of ``rel`` (which must pass :func:`lexical_issue`) when it lies outside
+        the root, else None: :meth:`real_path` and :meth:`inside` in one call.
+
+        A path below a folder met before that is missing inside the root stays inside (no
+        symlink can be below it, and no part of the path is '..'): it is answered from that
+        folder (its first part, or the nearest one remembered), without a step.
+        """
+        if ".." in rel:
+            real = self.real_path(rel)
+            return None if self.inside(real) else real
+        # The first part first: outputs of 10,000 launchers under one missing runs/ folder.
+        place = self._places.get(rel.partition("/")[0])
+        if place is None or not place[2]:
+            folder = rel
+            while True:  # ends: "" (the root) is always known
+                folder = folder.rpartition("/")[0]
+                place = self._places.get(folder)
+                if place is not None:
+                    break
+        if place[2] and self.inside(place[0]):
+            return None
+        real = self._locate(rel)[0]
+        return None if self.inside(real) else real
+
+    def _locate(self, rel: str) -> _Place:
+        head, _, tail = rel.rpartition("/")
+        place = self._places.get(head)
+        if place is None:
+            place = self._places[head] = self._walk(head)
+        return place if tail in ("", ".") else self._step(place, tail)
+
+    def _walk(self, path: str) -> _Place:
+        # Iterative (a hostile path may have thousands of parts); '.' and empty parts are
+        # skipped, as posixpath.normpath drops them.
+        place = self._places[""]
+        for part in path.split("/"):
+            if part not in (".", ""):
+                place = self._step(place, part)
+        return place
+
+    def _step(self, place: _Place, part: str) -> _Place:
+        """The place of ``part`` in the folder at ``place``."""
+        real, prefix, absent = place
+        prefix = f"{prefix}/{part}" if prefix else part
+        known = self._places.get(prefix)
+        if known is not None:
+            return known
+        # Everything above ``part`` is resolved already: only a symlink here can move us.
+        real = os.path.join(real, part)
+        if not absent:
+            try:
+                mode = os.lstat(real).st_mode
+            except (OSError, ValueError):
+                absent = True
+            else:
+                if stat.S_ISLNK(mode):
+                    real = os.path.realpath(real)
+        known = self._places[prefix] = (real, prefix, absent)
+        return known
 
     def inside(self, real: str) -> bool:
         """Whether the real path ``real`` is the root or below it."""
-        return real == self.real_root or real.startswith(self.real_root.rstrip(os.sep) + os.sep)
+        return real == self.real_root or real.startswith(self._below_root)
 
     def resolve(self, rel: str, *, kind: str = "file") -> ResolvedPath:
         """Like :func:`resolve_inside` under this resolver's root."""

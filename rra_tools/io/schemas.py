@@ -16,7 +16,7 @@ from typing import Any
 from .. import FORMAT_VERSIONS
 from ..errors import ExitStatus, RRAError
 
-__all__ = ["SchemaNotFound", "compiled_is_valid", "compiled_loaded", "import_jsonschema_lean", "load_schema", "schema_bytes", "schema_path"]
+__all__ = ["SchemaNotFound", "compile_schema", "compiled_is_valid", "compiled_loaded", "compiled_verdict", "import_jsonschema_lean", "load_schema", "schema_bytes", "schema_path"]
 
 
 class SchemaNotFound(RRAError):
@@ -50,11 +50,25 @@ def load_schema(name: str = "manifest") -> dict[str, Any]:
 
 @cache
 def _compiled(name: str) -> Any | None:
+    return compile_schema(load_schema(name))
+
+
+def compile_schema(schema: dict[str, Any]) -> Any | None:
+    """A compiled validator (jsonschema-rs) of ``schema``, for :func:`compiled_verdict`; None
+    when it is not installed. Compiling costs milliseconds: callers keep what they compile."""
     try:
         import jsonschema_rs
     except ImportError:  # an optional speed-up: jsonschema alone gives the same answers
         return None
-    return jsonschema_rs.validator_for(load_schema(name))
+    return jsonschema_rs.validator_for(schema)
+
+
+def compiled_verdict(validator: Any, data: Any) -> bool | None:
+    """``validator``'s verdict on ``data`` (see :func:`compiled_is_valid`)."""
+    try:
+        return bool(validator.is_valid(data))
+    except (ValueError, OverflowError, TypeError):
+        return None
 
 
 def compiled_loaded() -> bool:
@@ -69,12 +83,7 @@ def compiled_is_valid(data: Any, name: str = "manifest") -> bool | None:
     a lone surrogate). Its "valid" is jsonschema's too (tests/unit/test_schema_fast_path.py);
     its "invalid" may not be, so callers ask jsonschema for the findings."""
     validator = _compiled(name)
-    if validator is None:
-        return None
-    try:
-        return bool(validator.is_valid(data))
-    except (ValueError, OverflowError, TypeError):
-        return None
+    return None if validator is None else compiled_verdict(validator, data)
 
 
 #: Optional modules jsonschema imports eagerly for format checks the validator never runs;

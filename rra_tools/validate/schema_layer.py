@@ -12,7 +12,7 @@ from typing import Any
 from .. import SPEC_VERSION
 from ..io.schemas import SchemaNotFound, import_jsonschema_lean, load_schema, schema_path
 from ..io.limits import INT_MAX, INT_MIN, has_out_of_range_integer, out_of_range_integers, out_of_range_message
-from ..io.schemas import compiled_is_valid, compiled_loaded
+from ..io.schemas import compile_schema, compiled_is_valid, compiled_loaded, compiled_verdict
 from .context import Finding, Pointer
 from .diagnostics import Severity
 
@@ -106,18 +106,20 @@ def check_version(data: Mapping[str, Any]) -> tuple[list[Finding], bool]:
 def check_schema(data: Any, values: int = 0, text: str | None = None) -> Iterator[Finding]:
     """Every JSON Schema violation of ``data`` (a document of ``values`` values, read from
     ``text``, when known), as findings with rule codes."""
-    newer_minor = isinstance(data, Mapping) and (declared_version(data) or (0, 0)) > (
-        _SUPPORTED_MAJOR, _SUPPORTED_MINOR)
-    if isinstance(data, Mapping):
-        version = declared_version(data)
-        if version is not None and _newest_field_version() > version:
-            yield from _newer_fields(manifest_schema(), manifest_schema(), data, (), version)
+    version = declared_version(data) if isinstance(data, Mapping) else None
+    newer_minor = version is not None and version > (_SUPPORTED_MAJOR, _SUPPORTED_MINOR)
+    # The declared version when a field newer than it (RRA102) can be found at all.
+    older = version if version is not None and _newest_field_version() > version else None
     # The compiled validator reads an integer beyond 64 bits as a float and may accept it: its
     # "valid" counts only for a document without one (RRA114 is reported below otherwise). It
     # is asked when the document is large or the validator is loaded already (rra run's check of
     # a manifest): then it costs less than importing jsonschema.
-    if (values >= FAST_PATH_MIN_VALUES or compiled_loaded()) and not has_out_of_range_integer(data, text) and \
-            compiled_is_valid(data):
+    quick = (values >= FAST_PATH_MIN_VALUES or compiled_loaded()) and not has_out_of_range_integer(data, text)
+    if quick and older is not None and _valid_without_newer_fields(data, older):
+        return  # valid, and holds no field newer than its version: that schema refuses them all
+    if older is not None:
+        yield from _newer_fields(manifest_schema(), manifest_schema(), data, (), older)
+    if quick and compiled_is_valid(data):
         return
     huge = list(out_of_range_integers(data))
     yield from (Finding("RRA114", out_of_range_message(value), path) for path, value in huge)
@@ -141,19 +143,101 @@ def _is_int(value: Any) -> bool:
 def _newest_field_version() -> tuple[int, int]:
     """The latest ``x-rra-added`` version in the schema: a manifest declaring at least that one
     cannot use a field newer than its version, and the walk over its values is skipped."""
-    newest = (0, 0)
+    return max((_version_tuple(added) for added in _added_versions()), default=(0, 0))
+
+
+def _valid_without_newer_fields(data: Any, declared: tuple[int, int]) -> bool:
+    """Whether ``data`` is valid under the manifest schema with every field added after
+    ``declared`` refused (its schema made ``false``), by the compiled validator.
+
+    One pass then says both that the document is valid and that :func:`_newer_fields` has
+    nothing to report: every place that walk looks at (``properties``, ``additionalProperties``,
+    ``items``, ``$ref``) is one the validator applies, so a newer field there makes the document
+    invalid under this schema. And refusing more only makes a schema stricter (valid here is
+    valid under the published schema) as long as no keyword turns a failure into a success
+    (``not``, ``oneOf``, ``if``...): :func:`_refusing_newer` makes no such schema. False when
+    the answer is not known (no compiled validator, a value it cannot read): the caller checks
+    the slow way.
+    """
+    later = tuple(sorted({added for added in _added_versions() if _version_tuple(added) > declared}))
+    validator = _refusing_newer(later)
+    return validator is not None and compiled_verdict(validator, data) is True
+
+
+#: Keywords under which a stricter subschema can make a document valid (``not``, ``oneOf``,
+#: ``if``) or that apply subschemas to places the walk of :func:`_newer_fields` does not follow
+#: the same way.
+_NOT_MONOTONE = frozenset({"not", "oneOf", "if", "then", "else", "dependentSchemas", "dependencies", "contains",
+                           "prefixItems", "additionalItems", "unevaluatedProperties", "unevaluatedItems",
+                           "$dynamicRef", "$recursiveRef"})
+
+
+@cache
+def _refusing_newer(versions: tuple[str, ...]) -> Any | None:
+    """A compiled validator of :func:`refusing_schema` of the manifest schema; None when none
+    is installed or that schema cannot be made."""
+    schema = refusing_schema(manifest_schema(), frozenset(versions))
+    return None if schema is None else compile_schema(schema)
+
+
+def refusing_schema(schema: Mapping[str, Any], versions: frozenset[str]) -> dict[str, Any] | None:
+    """``schema`` with every subschema marked ``x-rra-added`` with one of ``versions`` made
+    ``false``; None when that schema would not be stricter than ``schema``, or when
+    :func:`_newer_fields` walks a place the validator checks against another subschema (see
+    :func:`_valid_without_newer_fields`).
+
+    >>> refusing_schema({"properties": {"a": {"x-rra-added": "1.1"}, "b": {}}}, frozenset({"1.1"}))
+    {'properties': {'a': False, 'b': {}}}
+    >>> refusing_schema({"oneOf": [{"properties": {"a": {"x-rra-added": "1.1"}}}]}, frozenset({"1.1"})) is None
+    True
+    """
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            if not _NOT_MONOTONE.isdisjoint(node):
+                return None
+            # The walk gives every key outside "properties" to "additionalProperties"; the
+            # validator gives a key matching "patternProperties" to that instead.
+            if isinstance(node.get("additionalProperties"), Mapping) and "patternProperties" in node:
+                return None
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    refused: dict[str, Any] = _refuse(schema, versions, top=True)
+    return refused
+
+
+def _refuse(node: Any, versions: frozenset[str], top: bool = False) -> Any:
+    if isinstance(node, Mapping):
+        if not top and node.get("x-rra-added") in versions:
+            return False
+        return {key: _refuse(value, versions) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_refuse(value, versions) for value in node]
+    return node
+
+
+@cache
+def _added_versions() -> frozenset[str]:
+    """Every ``x-rra-added`` version the manifest schema names."""
+    found: set[str] = set()
     stack: list[Any] = [manifest_schema()]
     while stack:
         node = stack.pop()
         if isinstance(node, Mapping):
             added = node.get("x-rra-added")
             if isinstance(added, str):
-                major, _, minor = added.partition(".")
-                newest = max(newest, (int(major), int(minor)))
+                found.add(added)
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-    return newest
+    return frozenset(found)
+
+
+def _version_tuple(added: str) -> tuple[int, int]:
+    major, _, minor = added.partition(".")
+    return int(major), int(minor)
 
 
 def _findings(error: Any, newer_minor: bool) -> Iterator[Finding]:
