@@ -110,9 +110,20 @@ class RootResolver:
                 place = self._places.get(folder)
                 if place is not None:
                     break
-        if place[2] and self.inside(place[0]):
+            if place[2] and self.inside(place[0]):
+                return None
+            # On from that folder (its place is that of its text, whichever key held it).
+            head, _, tail = rel.rpartition("/")
+            if len(head) > len(folder):
+                for part in head[len(folder):].split("/"):
+                    if part not in (".", ""):
+                        place = self._step(place, part)
+                self._places[head] = place
+            real = place[0] if tail in ("", ".") else self._step(place, tail)[0]
+        elif self.inside(place[0]):
             return None
-        real = self._locate(rel)[0]
+        else:
+            real = self._locate(rel)[0]
         return None if self.inside(real) else real
 
     def _locate(self, rel: str) -> _Place:
@@ -139,7 +150,7 @@ class RootResolver:
         if known is not None:
             return known
         # Everything above ``part`` is resolved already: only a symlink here can move us.
-        real = os.path.join(real, part)
+        real = real + part if real.endswith("/") else f"{real}/{part}"  # os.path.join, without its checks
         if not absent:
             try:
                 mode = os.lstat(real).st_mode
