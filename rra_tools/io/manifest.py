@@ -22,9 +22,12 @@ typed errors of their own layer.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MANIFEST_NAMES",
     "LoadedManifest",
+    "collector_paused",
     "find_manifest",
     "load_manifest",
     "load_manifest_bytes",
@@ -175,10 +179,29 @@ def load_manifest_bytes(raw: bytes, *, max_bytes: int = MAX_MANIFEST_BYTES, loca
         raise LoadError(_too_large(len(raw), max_bytes))
     text = decode_text(raw)
     try:
-        source = parse_document(text, located=located)
+        with collector_paused():
+            source = parse_document(text, located=located)
     except LoadError as exc:
         raise LoadError(exc.problem, text) from None
     return LoadedManifest(source, path)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a document is read (and, by the
+    validator, checked).
+
+    A parsed manifest is a tree (no cycles to collect), yet every collection walks all of its
+    objects: with a million values that is a third of the run. Reference counting still frees
+    everything; the collector is restored (if it was on) when the document is done.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def load_manifest(path: str | Path, *, max_bytes: int = MAX_MANIFEST_BYTES, located: bool = False) -> LoadedManifest:

@@ -9,16 +9,14 @@ artifact root is followed, and reading is bounded (see :mod:`rra_tools.io.limits
 
 from __future__ import annotations
 
-import gc
 import os
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..io.errors import InputError, LoadError, Problem
 from ..io.limits import MAX_MANIFEST_BYTES
-from ..io.manifest import find_manifest, load_manifest_bytes, locate_manifest, read_manifest_bytes
+from ..io.manifest import collector_paused, find_manifest, load_manifest_bytes, locate_manifest, read_manifest_bytes
 from .config import Config
 from .engine import diagnostic_from_problem, run_layers
 from .result import ValidationReport, ValidationResult
@@ -46,7 +44,7 @@ def validate_bytes(
     config = config or Config()
     deadline = None if time_budget_s is None else time.monotonic() + time_budget_s
     result = ValidationResult(input=name, manifest=name, files_checked=root is not None)
-    with _collector_paused():
+    with collector_paused():
         try:
             loaded = load_manifest_bytes(raw, max_bytes=max_bytes)
         except LoadError as exc:
@@ -56,23 +54,6 @@ def validate_bytes(
         result.source_text = loaded.text
         run_layers(loaded.source, root, config, result, deadline)
     return result
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a document is read and checked.
-
-    A parsed manifest is a tree (no cycles to collect), yet every collection walks all of its
-    objects: with a million values that is a third of the run. Reference counting still frees
-    everything; the collector is restored (if it was on) when the document is done.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def validate_path(path: str | Path, *, config: Config | None = None, max_bytes: int = MAX_MANIFEST_BYTES,
