@@ -174,6 +174,29 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         **{f"{f}: type(obs) is dict or isinstance(obs, Mapping) -> type(obs) is dict and isinstance(obs, Mapping)":
            "every mapping the loader gives is a plain dict, for which both conditions hold"
            for f in ("_repeats", "_independence")},
+        **{k: "every mapping the loader gives is a plain dict, for which both conditions hold (the claim's "
+              "reference, its reported block and each observation are read with the exact type first)"
+           for k in ("observations: type(reported) is dict or isinstance(reported, Mapping) -> "
+                     "type(reported) is dict and isinstance(reported, Mapping)",
+                     "observations: type(reported) is dict or isinstance(reported, Mapping) -> "
+                     "type(reported) is dict and isinstance(reported, Mapping) (#2)",
+                     "observations: type(reference) is dict or isinstance(reference, Mapping) -> "
+                     "type(reference) is dict and isinstance(reference, Mapping)",
+                     "observations: type(obs) is not dict and (not isinstance(obs, Mapping)) -> "
+                     "type(obs) is not dict or not isinstance(obs, Mapping)")},
+        # Shortcuts that only decide whether the plain way runs: turned off, the plain way runs
+        # and finds the same (tests/unit/test_rules_equivalence.py compares the two).
+        **{k: "the shortcut is no longer taken (a falsy _distinct, a set never a proper subset of {int}, a bound "
+              "no integer meets): the seeds are read one by one, which gives the same"
+           for k in ("_distinct: return len(set(seeds)) == len(seeds) -> return None",
+                     "_distinct: return False -> return None",
+                     "_seed_set: set(map(type, out)) <= {int} -> set(map(type, out)) < {int}",
+                     "_seed_set: -INT_LIMIT -> INT_LIMIT")},
+        "_seed_set: min(out) >= -INT_LIMIT -> min(out) > -INT_LIMIT":
+            "a seed of exactly -2**63 leaves the shortcut for the plain reading, which keeps it too",
+        "observations: False -> True (#2)":
+            "every claim sent to the checks of repeats and run records, which find nothing in observations that "
+            "name neither",
     },
     "rra_tools/validate/rules/levels.py": {
         "run_records: break -> continue":

@@ -196,6 +196,22 @@ def test_observation_seeds_are_distinct_and_among_the_launchers() -> None:
     ]
 
 
+def test_an_observation_without_a_number_does_not_end_the_scan() -> None:
+    m = _manifest()
+    m["claims"][0]["reference"]["observations"] = _obs(91.0, 91.2, 90.9, 91.1, 91.0, seeds=[0, 1, 2, 3, 1])
+    m["claims"][0]["reference"]["observations"][2]["value"] = "90.9"
+    assert _findings(m, "RRA505") == [("RRA505", "/claims/0/reference/observations/4/seed",
+                                       "observations 1 and 4 share seed 1; they are not independent")]
+
+
+def test_observations_that_all_name_run_records() -> None:
+    m = _manifest()
+    for j, obs in enumerate(m["claims"][0]["reference"]["observations"]):
+        obs["run_record"] = f"runs/{min(j, 3)}/record.json"
+    assert [(c, p) for c, p, _ in _findings(m, "RRA512")] == [
+        ("RRA512", "/claims/0/reference/observations/4/run_record")]
+
+
 def test_a_launcher_without_seeds_accepts_any_observation_seed() -> None:
     m = _manifest()
     m["launchers"][0]["seeds"] = []
@@ -207,7 +223,7 @@ def test_a_launcher_without_seeds_accepts_any_observation_seed() -> None:
 
 
 @pytest.mark.parametrize("seeds", [[0, 1.0, 2, True, 2**64], [0, [1], 1, {"seed": 3}, 2], [0, 1, 2, 2**64],
-                                   [-(2**63) - 1, 0, 1, 2]])
+                                   [-(2**63) - 1, 0, 1, 2], [0, 1, 2, 2**63]])
 def test_launcher_seeds_are_read_as_integers_whatever_their_spelling(seeds: list[Any]) -> None:
     # 1.0 is seed 1; True, an integer beyond 64 bits, a list or a mapping are no seed (the
     # launcher's list is read seed by seed when it holds anything but integers).
@@ -279,6 +295,27 @@ def test_the_declared_stability_of_a_claim_whose_reported_value_is_not_compared(
     m["claims"].append(unreported)
     assert [(c, p) for c, p, _ in _findings(m, "RRA506", "RRA507")] == [
         ("RRA507", "/claims/0/reference/stability"), ("RRA507", "/claims/1/reference/stability")]
+
+
+@pytest.mark.parametrize("reported", [None, "absent", 91.0])
+def test_a_declared_stability_without_a_reported_precision(reported: Any) -> None:
+    m = _manifest()
+    claim = m["claims"][0]
+    claim["reference"]["stability"] = "stable"
+    if reported == "absent":
+        del claim["reported"]
+    else:
+        claim["reported"] = reported
+    assert _findings(m, "RRA506", "RRA507") == []
+
+
+def test_a_precision_beyond_15_digits_is_read_as_15() -> None:
+    m = _manifest()
+    m["claims"][0]["reported"]["precision"] = 20
+    m["claims"][0]["reference"]["observations"] = _obs(*[91.0] * 5)
+    m["claims"][0]["reference"]["stability"] = "variable"
+    assert [msg for _, _, msg in _findings(m, "RRA507")] == [
+        "claim 'acc' is declared 'variable' but its observations make it 'stable' (spread 0, precision floor 5e-16)"]
 
 
 def test_precision_zero_is_whole_units() -> None:
