@@ -320,7 +320,7 @@ for path in sys.argv[1:]:
               f" ({exc.problem.code})", end="")
         continue
     b = time.perf_counter()
-    list(check_schema(doc.data, doc.values)); c = time.perf_counter()
+    list(check_schema(doc.data, doc.values, doc.text)); c = time.perf_counter()
     validate_path(path); d = time.perf_counter()
     load_manifest_bytes(raw, located=True); e = time.perf_counter()
     print(f"; {path.rsplit('/', 1)[-1]}: parse {1000 * (b - a):.0f} ms, schema layer {1000 * (c - b):.0f} ms,"
