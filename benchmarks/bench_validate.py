@@ -35,7 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from _common import (CHUNK, GB, REPO, WORK, Row, check_clean, fmt_gbs, fmt_s, load, make_file, print_table,
-                     run_timed, sha256_limit, start, tool, write_if_changed)
+                     run_timed, sha256_limit, start, tool, warm_bytecode, write_if_changed)
 
 SCHEMA = REPO / "schemas" / "rra-manifest-1.0.schema.json"
 EXAMPLE = REPO / "examples" / "digits-logreg" / "rra.yaml"
@@ -285,6 +285,7 @@ def bench_large(n: int, runs: int) -> list[Row]:
           flush=True)
     for label, path in (("rra.json", json_dir / "rra.json"), ("rra.yaml", yaml_dir / "rra.yaml")):
         problem = check_clean(path)
+        warm_bytecode([tool("rra"), "validate", str(path)])  # bytecode caches, as after an install
         times = [run_timed([tool("rra"), "validate", str(path)], expect=None) for _ in range(runs)]
         med = statistics.median(times)
         print(f"     {label}: median {fmt_s(med)} of {runs} (min {fmt_s(min(times))}, max {fmt_s(max(times))})")
