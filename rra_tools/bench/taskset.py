@@ -32,6 +32,8 @@ from ..model.taskset import (
     condition_name,
 )
 from ..run.errors import ArtifactError
+from ..validate.diagnostics import pointer_text
+from ..validate.taskset import id_problems
 from .artifacts import ArtifactCache, is_reference
 from .errors import BenchError
 
@@ -241,31 +243,17 @@ def load_taskset(path: str | Path, references: str | Path | None = None, *,
     except ValidationError as exc:
         raise BenchError(f"task set {str(path)!r} is invalid {_first_error(exc)}",
                          "see schemas/rra-taskset-1.0.schema.json and docs/bench.md") from None
-    where = f"task set {str(path)!r}"
     private = _references(Path(references), model) if references is not None else {}
-    dup = _duplicates(r.name for r in model.reproducers)
-    if dup is not None:
-        raise BenchError(f"{where}: reproducer name {dup!r} is used twice")
-    names = [c if isinstance(c, str) else c.name for c in model.conditions]
-    dup = _duplicates(names)
-    if dup is not None:
-        first, second = [i for i, n in enumerate(names) if n == dup][:2]
-        raise BenchError(f"task set {str(path)!r} is invalid at /conditions/{second}: condition {dup!r} is listed "
-                         f"twice (also at /conditions/{first}){_line(path, f'/conditions/{second}')}", "an ablation's name is its parts in the order "
-                         "repairs, lock, launchers, guide, whatever order they are listed in")
-    dup = _duplicates(p.id for p in model.papers)
-    if dup is not None:
-        raise BenchError(f"{where}: paper id {dup!r} is used twice")
+    # One check of ids with `rra bench check` (RRA952): the first problem, located.
+    duplicated = id_problems(data, model)
+    if duplicated:
+        at, message, hint = duplicated[0]
+        shown = pointer_text(at)
+        raise BenchError(f"task set {str(path)!r} is invalid at {shown}: {message}{_line(path, shown)}", hint)
     tasks: list[ResolvedTask] = []
     cache = artifacts(model) if callable(artifacts) else artifacts
     for paper in model.papers:
-        dup = _duplicates(e.id for e in paper.experiments)
-        if dup is not None:
-            raise BenchError(f"{where}: experiment id {dup!r} is used twice in paper {paper.id!r}")
         for experiment in paper.experiments:
-            dup = _duplicates(t.id for t in experiment.tasks)
-            if dup is not None:
-                raise BenchError(f"{where}: task id {dup!r} is used twice in {paper.id}/{experiment.id}")
             tasks.extend(_resolve(path, paper.id, experiment.id, task, private, cache) for task in experiment.tasks)
     unknown = sorted(set(private) - {t.key for t in tasks})
     if unknown:

@@ -29,7 +29,7 @@ from .catalog import TASKSET_RULES
 from .diagnostics import DOCS_BASE_URL, Diagnostic, pointer_text
 from .result import ValidationResult
 
-__all__ = ["NORM_OBSERVATIONS", "check_taskset"]
+__all__ = ["NORM_OBSERVATIONS", "IdProblem", "check_taskset", "id_problems"]
 
 #: Reference observations a task should have (spec/04-levels.md); fewer (but at least
 #: :data:`~rra_tools.model.taskset.MIN_OBSERVATIONS`) is a warning.
@@ -112,17 +112,25 @@ def _items(data: Any, key: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
                 yield i, item
 
 
-def _duplicates(doc: _File, what: str, items: list[tuple[tuple[str | int, ...], Any]], where: str = "") -> None:
+#: (pointer, message, hint) of one id used twice in a task set (RRA952).
+IdProblem = tuple[tuple[str | int, ...], str, str]
+
+
+def _duplicates(what: str, items: list[tuple[tuple[str | int, ...], Any]], where: str = "") -> list[IdProblem]:
     """RRA952 for every item of ``items`` ((location, id)) whose id an earlier one has."""
     first: dict[Any, tuple[str | int, ...]] = {}
+    found: list[IdProblem] = []
     for at, ident in items:
         if not isinstance(ident, str):
             continue
         if ident in first:
-            doc.add("RRA952", f"{what} {ident!r} is used twice{where} (first at {pointer_text(first[ident])})", at,
-                    f"give each {what} a distinct id" if what != "condition" else "list each condition once")
+            found.append((at, f"{what} {ident!r} is used twice{where} (first at {pointer_text(first[ident])})",
+                          f"give each {what} a distinct id" if what != "condition" else
+                          "list each condition once (an ablation's name is its parts in the order repairs, lock, "
+                          "launchers, guide, whatever order they are listed in)"))
         else:
             first[ident] = at
+    return found
 
 
 @dataclass
@@ -206,22 +214,30 @@ def check_taskset(path: str | Path, references: str | Path | None = None) -> Val
     return result
 
 
-def _check_ids(doc: _File, data: Any, model: TaskSet | None) -> None:
+def id_problems(data: Any, model: TaskSet | None) -> list[IdProblem]:
     """RRA952: ids unique in their lists (papers, experiments of a paper, tasks of an experiment),
-    reproducer names and conditions."""
-    _duplicates(doc, "paper id", [(("papers", i, "id"), p.get("id")) for i, p in _items(data, "papers")])
+    reproducer names and conditions (those of ``model``, when the task set is one), in document
+    order. ``rra bench check`` reports them all; loading a task set refuses the first."""
+    found = _duplicates("paper id", [(("papers", i, "id"), p.get("id")) for i, p in _items(data, "papers")])
     for i, paper in _items(data, "papers"):
-        _duplicates(doc, "experiment id", [(("papers", i, "experiments", j, "id"), e.get("id"))
-                                           for j, e in _items(paper, "experiments")], f" in paper {paper.get('id')!r}")
+        found += _duplicates("experiment id", [(("papers", i, "experiments", j, "id"), e.get("id"))
+                                               for j, e in _items(paper, "experiments")],
+                             f" in paper {paper.get('id')!r}")
         for j, experiment in _items(paper, "experiments"):
-            _duplicates(doc, "task id", [(("papers", i, "experiments", j, "tasks", k, "id"), t.get("id"))
-                                         for k, t in _items(experiment, "tasks")],
-                        f" in {paper.get('id')}/{experiment.get('id')}")
-    _duplicates(doc, "reproducer name", [(("reproducers", i, "name"), r.get("name"))
-                                         for i, r in _items(data, "reproducers")])
+            found += _duplicates("task id", [(("papers", i, "experiments", j, "tasks", k, "id"), t.get("id"))
+                                             for k, t in _items(experiment, "tasks")],
+                                 f" in {paper.get('id')}/{experiment.get('id')}")
+    found += _duplicates("reproducer name", [(("reproducers", i, "name"), r.get("name"))
+                                             for i, r in _items(data, "reproducers")])
     if model is not None:
         names = [c if isinstance(c, str) else c.name for c in model.conditions]
-        _duplicates(doc, "condition", [(("conditions", i), name) for i, name in enumerate(names)])
+        found += _duplicates("condition", [(("conditions", i), name) for i, name in enumerate(names)])
+    return found
+
+
+def _check_ids(doc: _File, data: Any, model: TaskSet | None) -> None:
+    for at, message, hint in id_problems(data, model):
+        doc.add("RRA952", message, at, hint)
 
 
 def _check_tasks(doc: _File, data: Any, private: Mapping[str, tuple[int, int]], split: bool) -> set[str]:

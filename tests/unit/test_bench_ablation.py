@@ -85,8 +85,8 @@ def test_factorial_does_not_repeat_listed_conditions(tmp_path: Path) -> None:
      "is invalid at /conditions/0/refined/without/2: part 'lock' is listed twice (also at "
      "/conditions/0/refined/without/0)"),
     ({"conditions": ["refined", {"refined": {"without": ["guide", "lock"]}}, {"refined": {"without": ["lock", "guide"]}}]},
-     "is invalid at /conditions/2: condition 'refined-without-lock-guide' is listed twice (also at /conditions/1)"),
-    ({"conditions": ["raw", "raw"]}, "is invalid at /conditions/1: condition 'raw' is listed twice (also at "
+     "is invalid at /conditions/2: condition 'refined-without-lock-guide' is used twice (first at /conditions/1)"),
+    ({"conditions": ["raw", "raw"]}, "is invalid at /conditions/1: condition 'raw' is used twice (first at "
      "/conditions/0)"),
     ({"conditions": ["refined", "ablated"]},
      "is invalid at /conditions/1: unknown condition 'ablated'; a condition is 'raw', 'refined' or "

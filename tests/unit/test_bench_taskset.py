@@ -84,7 +84,8 @@ def test_repeats_default_to_three_and_task_observations_win(tmp_path: Path) -> N
     ([{"id": "x", "artifact": "a", "claim": "nope"}],
      "task p/e/x: artifact 'a' has no claim 'nope' (it has 'score')"),
     ([{"id": "x", "artifact": "a", "claim": "score"}, {"id": "x", "artifact": "a", "claim": "score"}],
-     "task set '{path}': task id 'x' is used twice in p/e"),
+     "task set '{path}' is invalid at /papers/0/experiments/0/tasks/1/id: task id 'x' is used twice in p/e "
+     "(first at /papers/0/experiments/0/tasks/0/id) (line 1, column 153)"),
     ([{"id": "x", "artifact": "a", "claim": "score",
        "reference": [{"value": 1.0, "by": "me", "machine": "m", "code": "cooked"}] * 3}],
      "task set '{path}' is invalid at /papers/0/experiments/0/tasks/0/reference/0/code: "
