@@ -718,3 +718,14 @@ def test_a_sweep_with_several_problems(what: list[str]) -> None:
     for name in what:
         dict(_BREAKS)[name](doc)
     assert _same(doc, None, ", ".join(what)) > 0
+
+
+# The text search that rules a word out for a whole document ----------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="TODBFx-.*(|\\\\ \n", max_size=40),
+       st.lists(st.text(alphabet="TODBFx-.*(|\\\\", max_size=4), min_size=1, max_size=4))
+def test_may_contain_as_plain_substring_tests(text: str, words: list[str]) -> None:
+    expected = "\\" in text or any(word in text for word in words)
+    assert Context(data={}, root=None, text=text).may_contain(*words) is expected

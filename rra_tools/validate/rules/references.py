@@ -99,21 +99,9 @@ def duplicate_ids(ctx: Context) -> Iterator[Finding]:
         for i, ident in index.repeated:
             yield Finding("RRA202", f"{what} id {ident!r} is used twice (first at index {index.first[ident]})",
                           (key, i, "id"), "give every entry its own id")
-    for i, launcher in ctx.items("launchers"):
-        outputs = launcher.get("outputs")
-        if not isinstance(outputs, list) or len(outputs) < 2:
-            continue  # no second output to repeat an id
-        seen: dict[str, int] = {}
-        for j, output in enumerate(outputs):
-            if type(output) is dict or isinstance(output, Mapping):
-                oid = output.get("id")
-                if not isinstance(oid, str):
-                    continue
-                if oid in seen:
-                    yield Finding("RRA202", f"output id {oid!r} is used twice (first at index {seen[oid]})",
-                                  ("launchers", i, "outputs", j, "id"), "give every entry its own id")
-                else:
-                    seen[oid] = j
+    for i, j, oid, first in ctx.repeated_outputs():
+        yield Finding("RRA202", f"output id {oid!r} is used twice (first at index {first})",
+                      ("launchers", i, "outputs", j, "id"), "give every entry its own id")
 
 
 @check("RRA203")
@@ -185,19 +173,20 @@ def undefined_placeholders(ctx: Context) -> Iterator[Finding]:
         if isinstance(seeds, list) and seeds:
             known.add("seed")
         # Only a text with a brace can hold a placeholder, and the pointer of a text is built
-        # only when it holds an undefined one.
-        argv = launcher.get("argv")
-        if isinstance(argv, list) and not _all_known(argv, known):
+        # only when it holds an undefined one. The argv and the output paths of most launchers
+        # are looked at in one search (_all_known), and each text only when it finds something.
+        argv, cwd, outputs = launcher.get("argv"), launcher.get("cwd"), launcher.get("outputs")
+        plain = _all_known((argv if isinstance(argv, list) else []) +
+                           (_paths(outputs) if isinstance(outputs, list) else []), known)
+        if not plain and isinstance(argv, list):
             for j, text in enumerate(argv):
                 if isinstance(text, str) and "{" in text:
                     names = _names(text)
                     if names and not known.issuperset(names):
                         yield from _undefined(names, known, ("launchers", i, "argv", j))
-        cwd = launcher.get("cwd")
         if isinstance(cwd, str):
             yield from _undefined(_names(cwd), known, ("launchers", i, "cwd"))
-        outputs = launcher.get("outputs")
-        if isinstance(outputs, list) and not _all_known(_paths(outputs), known):
+        if not plain and isinstance(outputs, list):
             for j, output in ctx.items("outputs", launcher):
                 path = output.get("path")
                 if isinstance(path, str):
