@@ -29,7 +29,7 @@ from rra_tools.validate.context import Context, Finding, Pointer, strings
 from rra_tools.validate.diagnostics import Severity
 from rra_tools.validate.rules import load_all
 from rra_tools.validate.rules._numbers import as_int, as_number
-from rra_tools.validate.rules.references import _ref
+from rra_tools.validate.rules.references import _closest, _ref
 from rra_tools.validate.schema_layer import declared_version
 from tests.unit.test_validate_shortcuts import TEXTS, _parsed
 
@@ -729,3 +729,36 @@ def test_a_sweep_with_several_problems(what: list[str]) -> None:
 def test_may_contain_as_plain_substring_tests(text: str, words: list[str]) -> None:
     expected = "\\" in text or any(word in text for word in words)
     assert Context(data={}, root=None, text=text).may_contain(*words) is expected
+
+
+# The suggestion for an unknown reference --------------------------------------------------------
+
+
+def _close_matches(word: str, names: list[str]) -> str | None:
+    import difflib
+
+    close = difflib.get_close_matches(word, names, n=1)
+    return close[0] if close else None
+
+
+_name = st.text(alphabet="abcde-01", min_size=0, max_size=9)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_name, st.lists(_name, max_size=30))
+def test_the_closest_name_as_difflib_finds_it(word: str, names: list[str]) -> None:
+    assert _closest(word, sorted(names)) == _close_matches(word, sorted(names))
+    assert _closest(word, names) == _close_matches(word, names)
+
+
+def test_the_closest_name_among_equals_whose_bounds_differ() -> None:
+    # 'cac' and 'cbc' are as close to 'cca' (2/3), but the quick bound of 'cac' is 1 and that of
+    # 'cbc' 2/3: 'cac' is looked at first, and 'cbc', the greater name, must still be taken.
+    assert _close_matches("cca", ["cac", "cbc"]) == "cbc"
+    assert _closest("cca", ["cac", "cbc"]) == "cbc"
+
+
+def test_the_closest_name_among_a_sweeps_launchers() -> None:
+    names = [f"train-{k:05d}" for k in range(2000)] + ["eval", "train", "train-final"]
+    for word in ("train-x0012", "train-0001", "trian-00042", "train-000420", "eval-1", "tain", "zzz", ""):
+        assert _closest(word, names) == _close_matches(word, names), word

@@ -26,12 +26,45 @@ _BLANK = (None, "")
 def _ref(kind: str, value: str, known: Mapping[str, Any], pointer: Pointer) -> Finding:
     names = sorted(known)
     listed = ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
-    import difflib
-
-    close = difflib.get_close_matches(value, names, n=1)
-    hint = f"did you mean {close[0]!r}?" if close else (
+    close = _closest(value, names)
+    hint = f"did you mean {close!r}?" if close is not None else (
         f"declared {kind} ids: {listed}" if names else f"no {kind} is declared")
     return Finding("RRA201", f"{kind} {value!r} is not declared", pointer, hint)
+
+
+def _closest(word: str, names: list[str]) -> str | None:
+    """What ``difflib.get_close_matches(word, names, n=1)`` gives, or None when it gives nothing.
+
+    That is the name of greatest similarity ratio, at least 0.6 (the greatest name among equals).
+    The ratio is costly (a sweep declares 10,000 launchers); its cheap upper bound, the quick
+    ratio, orders the names, and the ratio is computed only while a bound can still reach the
+    best ratio found.
+    """
+    import difflib
+
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    bounded: list[tuple[float, str]] = []
+    for name in names:
+        matcher.set_seq1(name)
+        if matcher.real_quick_ratio() >= _CUTOFF:
+            bound = matcher.quick_ratio()
+            if bound >= _CUTOFF:
+                bounded.append((bound, name))
+    bounded.sort(reverse=True)
+    best: tuple[float, str] | None = None
+    for bound, name in bounded:
+        if best is not None and bound < best[0]:
+            break  # neither this name nor any after it can reach the best ratio
+        matcher.set_seq1(name)
+        ratio = matcher.ratio()
+        if ratio >= _CUTOFF and (best is None or (ratio, name) > best):
+            best = (ratio, name)
+    return None if best is None else best[1]
+
+
+#: get_close_matches' default cutoff.
+_CUTOFF = 0.6
 
 
 @check("RRA201")
