@@ -9,6 +9,8 @@ The shortcuts compared here:
 - :func:`lexical_issue` splits a path only when it holds '..';
 - :func:`path_refs` looks at the claims' observations only when the text may hold ``run_record``
   (``Context.may_contain``);
+- :func:`tree_links` asks whether a manifest path goes through a link by one look-up in the set
+  of the paths' prefixes, made only once a link leaves the root;
 - the schema layer asks the compiled validator about a manifest declaring an older version
   against the schema with every newer field refused (``refusing_schema``): valid there means
   valid and no RRA102, with no walk for the newer fields.
@@ -44,7 +46,7 @@ from rra_tools.io.source import decode_text, parse_document
 from rra_tools.validate.api import find_manifest
 from rra_tools.validate.context import Context, Finding, Pointer, strings
 from rra_tools.io.limits import INT_MAX, INT_MIN, out_of_range_integers, out_of_range_message
-from rra_tools.validate.rules.files import files, path_refs
+from rra_tools.validate.rules.files import files, path_refs, tree_links
 from rra_tools.validate.schema_layer import (
     _RANGE, _VALUE, FAST_PATH_MIN_VALUES, _findings, _validator, check_schema, declared_version, manifest_schema,
     refusing_schema)
@@ -238,6 +240,37 @@ def plain_file_findings(ctx: Context) -> Iterator[Finding]:
                               ref.pointer[:-1] + ("sha256",), f"if the file is right, record sha256: {digest}")
 
 
+def plain_tree_links(ctx: Context) -> Iterator[Finding]:
+    """RRA302 for the tree's links, each leaving link compared with every manifest path."""
+    from rra_tools.io.ignore import IGNORE_FILE
+    from rra_tools.io.links import LinkTree
+    from rra_tools.io.tree import walk_tree
+    from rra_tools.validate.diagnostics import Severity
+
+    assert ctx.root is not None
+    links = LinkTree("the artifact")
+    unread: list[tuple[str, OSError]] = []
+    for rel, item in walk_tree(ctx.root, unreadable=lambda d, e: unread.append((d, e))):
+        if item.is_symlink():
+            links.add(rel, os.readlink(item.path))
+    for rel, exc in unread:
+        yield Finding("RRA302", f"directory {rel!r} cannot be read ({exc.strerror or exc}), so the symbolic "
+                      "links in it were not checked", (), f"make it readable, or list it in {IGNORE_FILE} "
+                      "('rra pack' refuses it too)", severity=Severity.WARNING, file=rel)
+    if not links:
+        return
+    named = [ref.path for ref in plain_path_refs(ctx)]
+    for problem in links.problems():
+        if not problem.leaves_root:
+            continue
+        prefix = problem.path + "/"
+        if any(path == problem.path or path.startswith(prefix) for path in named):
+            continue
+        yield Finding("RRA302", f"symbolic link {problem.path!r} -> {problem.target!r} {problem.why}", (),
+                      f"replace the link by what it points to, remove it, or list it in {IGNORE_FILE}: "
+                      f"'rra pack' refuses it and no unpacked copy could follow it", file=problem.path)
+
+
 # Comparing ------------------------------------------------------------------------------------
 
 
@@ -253,8 +286,10 @@ def assert_files_as_plain(data: Mapping[str, Any], root: Path | None, text: str 
     """The files rule finds what the plain version finds (with and without the text); whether
     it found anything."""
     expected = _rows(plain_file_findings(Context(data=data, root=root)))
+    links = _rows(plain_tree_links(Context(data=data, root=root))) if root is not None else []
     for given_text in (text, None):
         assert _rows(files(Context(data=data, root=root, text=given_text))) == expected, name
+        assert _rows(tree_links(Context(data=data, root=root, text=given_text))) == links, name
         assert _refs(path_refs(Context(data=data, root=root, text=given_text))) == \
             _refs(plain_path_refs(Context(data=data, root=root))), name
     return bool(expected)

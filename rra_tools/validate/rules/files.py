@@ -192,13 +192,28 @@ def tree_links(ctx: Context) -> Iterator[Finding]:
     if not links:
         return
     # A link a manifest path goes through is reported there already, with the path's pointer.
-    named = [ref.path for ref in path_refs(ctx)]
+    named: set[str] | None = None
     for problem in links.problems():
         if not problem.leaves_root:
             continue  # a loop leads nowhere: a reader fails on it, and a named path gets RRA303
-        prefix = problem.path + "/"
-        if any(path == problem.path or path.startswith(prefix) for path in named):
+        if named is None:  # only once a link leaves the root: most trees have none
+            named = _named_prefixes(path_refs(ctx))
+        if problem.path in named:
             continue
         yield Finding("RRA302", f"symbolic link {problem.path!r} -> {problem.target!r} {problem.why}", (),
                       f"replace the link by what it points to, remove it, or list it in {IGNORE_FILE}: "
                       f"'rra pack' refuses it and no unpacked copy could follow it", file=problem.path)
+
+
+def _named_prefixes(refs: list[PathRef]) -> set[str]:
+    """Each path as written and each of its prefixes that a '/' follows: a link is named by a
+    path when it is one of them (one set look-up per link instead of a scan of every path)."""
+    out: set[str] = set()
+    for ref in refs:
+        path = ref.path
+        out.add(path)
+        end = path.find("/")
+        while end >= 0:
+            out.add(path[:end])
+            end = path.find("/", end + 1)
+    return out
