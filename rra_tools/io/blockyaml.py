@@ -89,6 +89,8 @@ _DIGITS = frozenset("0123456789")
 _KEYWORDS: dict[str, Any] = {"null": None, "Null": None, "NULL": None, "true": True, "True": True, "TRUE": True,
                              "false": False, "False": False, "FALSE": False}
 _PENDING = object()
+# Characters of text read by one findall (then cut at the end of a line).
+_CHUNK = 1 << 16
 # Distinct flow sequences remembered by one read (bounds its memory on hostile input).
 _FLOW_MEMO = 4096
 
@@ -136,166 +138,180 @@ def _read(text: str) -> tuple[Any, int]:
     no_value = _PENDING
     keyword_first, keywords = _KEYWORD_FIRST, _KEYWORDS
     flows: dict[str, list[Any]] = {}
-    table = _ROW.findall(text)
-    rows = iter(table)
-    for prefix, key, plain, double, number, rest in rows:
-        # The value written on the line, or no_value when there is none (blank lines and
-        # comments too). The common scalar forms come in groups of their own.
-        if plain:
-            # Only null, true and false (in three spellings each) are not strings here.
-            value: Any = plain if plain[0] not in keyword_first else keywords.get(plain, plain)
-        elif double:
-            value = double
-        elif number:
-            value = int(number) if "." not in number else float(number)
-        elif not rest or rest[0] == "#":
-            value = no_value
-        else:
-            if not key and (rest[0] == '"' or rest[0] == "'"):
-                quoted = _QUOTED_KEY.match(rest)
-                if quoted is not None:  # a quoted key (an empty one is left to the located reader)
-                    key = quoted.group(1) or quoted.group(2)
-                    rest = rest[quoted.end():]
-            if not rest or rest[0] == "#":
+    # The rows come a chunk of lines at a time: the table of a whole 16 MiB text would hold
+    # 680,000 tuples (150 MiB) at once, written and read back through the caches; a chunk's
+    # tuples are freed and their memory reused for the next one.
+    length = len(text)
+    position = 0
+    lines_before = 0  # the number of the chunk's first line, from 0
+    while position <= length:
+        end = text.find("\n", position + _CHUNK)
+        if end < 0:
+            end = length
+        table = _ROW.findall(text, position, end)
+        rows = iter(table)
+        for prefix, key, plain, double, number, rest in rows:
+            # The value written on the line, or no_value when there is none (blank lines and
+            # comments too). The common scalar forms come in groups of their own.
+            if plain:
+                # Only null, true and false (in three spellings each) are not strings here.
+                value: Any = plain if plain[0] not in keyword_first else keywords.get(plain, plain)
+            elif double:
+                value = double
+            elif number:
+                value = int(number) if "." not in number else float(number)
+            elif not rest or rest[0] == "#":
                 value = no_value
             else:
-                if rest[0] == "[" and "]" not in rest:
-                    if lines is None:
-                        lines = text.split("\n")
-                    # The rows are the lines of the text; the iterator says how many are left.
-                    start = len(table) - length_hint(rows)
-                    column = len(prefix) if key else len(prefix) - len(prefix.lstrip(" "))
-                    rest, used = _flow_lines(rest, lines, start, column)
-                    for _ in range(used):
-                        next(rows)
-                if rest[0] == "[":
-                    # Flow sequences repeat (seeds, choices, data lists of every launcher): each
-                    # distinct one is read once. Its items are immutable scalars; every use gets
-                    # its own list.
-                    flow = flows.get(rest)
-                    if flow is None:
-                        flow = inline(rest)
-                        if len(flows) < _FLOW_MEMO:
-                            flows[rest] = flow
-                    value = flow.copy()
-                    count += len(flow)
+                if not key and (rest[0] == '"' or rest[0] == "'"):
+                    quoted = _QUOTED_KEY.match(rest)
+                    if quoted is not None:  # a quoted key (an empty one is left to the located reader)
+                        key = quoted.group(1) or quoted.group(2)
+                        rest = rest[quoted.end():]
+                if not rest or rest[0] == "#":
+                    value = no_value
                 else:
-                    value = inline(rest)
-        if key:
-            if prefix == map_indent:
-                # The common line: 'key: ...' in the open mapping.
-                if key in target:
-                    raise _GiveUp  # a duplicate key: the located reader reports where
-                if value is no_value:
-                    target[key] = no_value
-                    pending = (target, key, len(prefix))
-                    map_indent = None
-                else:
-                    target[key] = value
-                    count += 1
-                continue
-            if "-" not in prefix:
-                # 'key: ...' that does not continue the open mapping: the general path below,
-                # specialised to a mapping key.
-                column = len(prefix)
-                if pending is not None:
-                    parent, slot, parent_column = pending
-                    pending = None
-                    if column > parent_column:  # the first key of a mapping that is the slot's value
-                        if len(stack) >= MAX_DEPTH - 2:
-                            raise _GiveUp
-                        target = {}
-                        if slot is None:
-                            parent.append(target)
-                        else:
-                            parent[slot] = target
-                        frame = [column, target, False, False]
+                    if rest[0] == "[" and "]" not in rest:
+                        if lines is None:
+                            lines = text.split("\n")
+                        # The rows are the lines of the text; the iterator says how many are left.
+                        left = length_hint(rows)
+                        column = len(prefix) if key else len(prefix) - len(prefix.lstrip(" "))
+                        rest, used = _flow_lines(rest, lines, lines_before + len(table) - left, column)
+                        if used > left:
+                            raise _GiveUp  # it goes on in the next chunk: rare enough to leave
+                        for _ in range(used):
+                            next(rows)
+                    if rest[0] == "[":
+                        # Flow sequences repeat (seeds, choices, data lists of every launcher): each
+                        # distinct one is read once. Its items are immutable scalars; every use gets
+                        # its own list.
+                        flow = flows.get(rest)
+                        if flow is None:
+                            flow = inline(rest)
+                            if len(flows) < _FLOW_MEMO:
+                                flows[rest] = flow
+                        value = flow.copy()
+                        count += len(flow)
+                    else:
+                        value = inline(rest)
+            if key:
+                if prefix == map_indent:
+                    # The common line: 'key: ...' in the open mapping.
+                    if key in target:
+                        raise _GiveUp  # a duplicate key: the located reader reports where
+                    if value is no_value:
+                        target[key] = no_value
+                        pending = (target, key, len(prefix))
+                        map_indent = None
+                    else:
+                        target[key] = value
+                        count += 1
+                    continue
+                if "-" not in prefix:
+                    # 'key: ...' that does not continue the open mapping: the general path below,
+                    # specialised to a mapping key.
+                    column = len(prefix)
+                    if pending is not None:
+                        parent, slot, parent_column = pending
+                        pending = None
+                        if column > parent_column:  # the first key of a mapping that is the slot's value
+                            if len(stack) >= MAX_DEPTH - 2:
+                                raise _GiveUp
+                            target = {}
+                            if slot is None:
+                                parent.append(target)
+                            else:
+                                parent[slot] = target
+                            frame = [column, target, False, False]
+                            stack.append(frame)
+                        else:  # the slot is null
+                            if slot is None:
+                                parent.append(None)
+                            else:
+                                parent[slot] = None
+                            _close_to(stack, column, False)
+                            frame = stack[-1]
+                            target = frame[1]
+                        count += 1
+                    elif root is None:
+                        target = root = {}
+                        frame = [column, root, False, False]
                         stack.append(frame)
-                    else:  # the slot is null
-                        if slot is None:
-                            parent.append(None)
-                        else:
-                            parent[slot] = None
+                        count += 1
+                    else:  # a key of a mapping that encloses the open collection
                         _close_to(stack, column, False)
                         frame = stack[-1]
                         target = frame[1]
-                    count += 1
-                elif root is None:
-                    target = root = {}
-                    frame = [column, root, False, False]
-                    stack.append(frame)
-                    count += 1
-                else:  # a key of a mapping that encloses the open collection
-                    _close_to(stack, column, False)
-                    frame = stack[-1]
-                    target = frame[1]
-                if key in target:
-                    raise _GiveUp
+                    if key in target:
+                        raise _GiveUp
+                    if value is no_value:
+                        target[key] = no_value
+                        pending = (target, key, column)
+                        map_indent = None
+                    else:
+                        target[key] = value
+                        count += 1
+                        map_indent = prefix
+                    continue
+            elif "-" not in prefix:
                 if value is no_value:
-                    target[key] = no_value
-                    pending = (target, key, column)
-                    map_indent = None
-                else:
-                    target[key] = value
+                    continue  # blank or comment line
+                raise _GiveUp  # a bare scalar, a continuation line, a directive, '---'
+            # A sequence entry: '- value', '- key: value' or '-' alone.
+            column = prefix.index("-")
+            if frame and frame[0] == column and frame[2] and pending is None:
+                pass  # one more entry of the open sequence
+            elif root is None:
+                root = []
+                stack.append([column, root, True, False])
+                count += 1
+            elif pending is not None:
+                parent, slot, parent_column = pending
+                pending = None
+                if column > parent_column or (slot is not None and column == parent_column):
+                    if len(stack) >= MAX_DEPTH - 2:
+                        raise _GiveUp
+                    container: list[Any] = []
+                    _store(parent, slot, container)
                     count += 1
-                    map_indent = prefix
-                continue
-        elif "-" not in prefix:
-            if value is no_value:
-                continue  # blank or comment line
-            raise _GiveUp  # a bare scalar, a continuation line, a directive, '---'
-        # A sequence entry: '- value', '- key: value' or '-' alone.
-        column = prefix.index("-")
-        if frame and frame[0] == column and frame[2] and pending is None:
-            pass  # one more entry of the open sequence
-        elif root is None:
-            root = []
-            stack.append([column, root, True, False])
-            count += 1
-        elif pending is not None:
-            parent, slot, parent_column = pending
-            pending = None
-            if column > parent_column or (slot is not None and column == parent_column):
-                if len(stack) >= MAX_DEPTH - 2:
-                    raise _GiveUp
-                container: list[Any] = []
-                _store(parent, slot, container)
-                count += 1
-                stack.append([column, container, True, column == parent_column])
+                    stack.append([column, container, True, column == parent_column])
+                else:
+                    _store(parent, slot, None)
+                    count += 1
+                    _close_to(stack, column, True)
             else:
-                _store(parent, slot, None)
-                count += 1
                 _close_to(stack, column, True)
-        else:
-            _close_to(stack, column, True)
-        frame = stack[-1]
-        target = frame[1]
-        map_indent = None
-        if not key:
+            frame = stack[-1]
+            target = frame[1]
+            map_indent = None
+            if not key:
+                if value is no_value:
+                    pending = (target, None, column)
+                else:
+                    target.append(value)
+                    count += 1
+                continue
+            # '- key: ...' opens a mapping inside the item, its keys at the column of this one.
+            column = len(prefix)
+            if len(stack) >= MAX_DEPTH - 2:
+                raise _GiveUp
+            target.append({})
+            frame = [column, target[-1], False, False]
+            stack.append(frame)
+            target = frame[1]
+            count += 1
             if value is no_value:
-                pending = (target, None, column)
-            else:
-                target.append(value)
-                count += 1
-            continue
-        # '- key: ...' opens a mapping inside the item, its keys at the column of this one.
-        column = len(prefix)
-        if len(stack) >= MAX_DEPTH - 2:
-            raise _GiveUp
-        target.append({})
-        frame = [column, target[-1], False, False]
-        stack.append(frame)
-        target = frame[1]
-        count += 1
-        if value is no_value:
-            target[key] = no_value
-            pending = (target, key, column)
-            continue
-        target[key] = value
-        count += 1
-        if count > MAX_NODES // 2:
-            raise _GiveUp
-        map_indent = " " * column
+                target[key] = no_value
+                pending = (target, key, column)
+                continue
+            target[key] = value
+            count += 1
+            if count > MAX_NODES // 2:
+                raise _GiveUp
+            map_indent = " " * column
+        lines_before += len(table)
+        position = end + 1
     if root is None:
         raise _GiveUp  # empty: the located reader says so
     if pending is not None:

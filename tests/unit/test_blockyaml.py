@@ -303,3 +303,55 @@ def test_repeated_flow_sequences_are_separate_lists() -> None:
     assert len({id(value) for value in lists}) == len(lists)
     data["k0"].append("changed")
     assert data["k3"] == [0, 0, "x"]
+
+
+def _read_in_chunks(text: str, chunk: int) -> Any:
+    import rra_tools.io.blockyaml as blockyaml
+
+    default = blockyaml._CHUNK
+    blockyaml._CHUNK = chunk
+    try:
+        return read_block_yaml(text)
+    finally:
+        blockyaml._CHUNK = default
+
+
+def _check_chunks(text: str) -> None:
+    # The rows are found a chunk of lines at a time; where the chunks end never changes what is
+    # read. Only a flow sequence written over lines that goes on in the next chunk makes the
+    # reader give up (the located reader then reads it).
+    whole = read_block_yaml(text)
+    for chunk in (1, 3, 17, 64):
+        small = _read_in_chunks(text, chunk)
+        if small is None:
+            assert whole is None or any(line.rstrip(" ").endswith(("[", ",")) for line in text.split("\n")), \
+                (chunk, text)
+        else:
+            assert whole is not None and same(small[0], whole[0]) and small[1] == whole[1], (chunk, text)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents())
+def test_chunks_do_not_change_what_is_read(text: str) -> None:
+    _check_chunks(text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(blocks(), st.sampled_from(["\n", ""]))
+def test_chunks_do_not_change_nested_blocks(lines: list[str], end: str) -> None:
+    _check_chunks("\n".join(lines) + end)
+
+
+def test_chunks_over_the_repository_and_a_long_document() -> None:
+    for path in repository_yaml():
+        try:
+            _check_chunks(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            continue
+    # Longer than one default chunk, with a flow sequence over lines near its end.
+    from rra_tools.io.blockyaml import _CHUNK
+
+    items = "".join(f"- id: item-{i}\n  seeds: [0, 1]\n  note: \"n {i}\"\n" for i in range(_CHUNK // 20))
+    text = f"items:\n{items}tail: [a,\n  b]\n"
+    assert len(text) > 2 * _CHUNK
+    assert check_agrees(text)
