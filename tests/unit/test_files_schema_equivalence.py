@@ -51,6 +51,8 @@ from rra_tools.validate.schema_layer import (
     _RANGE, _VALUE, FAST_PATH_MIN_VALUES, _findings, _validator, check_schema, declared_version, manifest_schema,
     refusing_schema)
 
+from .test_validate_shortcuts import newer_fields_walk  # the plain RRA102 walk, kept once
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -474,32 +476,6 @@ def test_root_resolver_as_plain(tree: Path, paths: list[str]) -> None:
 
 
 # The schema layer -----------------------------------------------------------------------------
-
-
-def newer_fields_walk(root: Mapping[str, Any], schema: Mapping[str, Any], data: Any, path: Pointer,
-                      declared: tuple[int, int]) -> Iterator[Finding]:
-    """RRA102 by visiting every value of the document beside its schema."""
-    while "$ref" in schema:
-        schema = root.get("$defs", {}).get(schema["$ref"].rsplit("/", 1)[-1], {})
-    if isinstance(data, Mapping):
-        properties = schema.get("properties", {})
-        for key, value in data.items():
-            sub = properties.get(key)
-            if sub is None:
-                sub = schema.get("additionalProperties")
-                if not isinstance(sub, Mapping):
-                    continue
-            added = sub.get("x-rra-added")
-            if isinstance(added, str):
-                major, _, minor = added.partition(".")
-                if (int(major), int(minor)) > declared:
-                    yield Finding("RRA102", f"field {key!r} was added in RRA {added}, but the manifest "
-                                  f"declares rra_version '{declared[0]}.{declared[1]}'", (*path, key),
-                                  f"declare rra_version: '{added}' or remove the field", at_key=True)
-            yield from newer_fields_walk(root, sub, value, (*path, key), declared)
-    elif isinstance(data, list) and isinstance(schema.get("items"), Mapping):
-        for index, item in enumerate(data):
-            yield from newer_fields_walk(root, schema["items"], item, (*path, index), declared)
 
 
 def plain_check_schema(data: Any) -> list[Finding]:
