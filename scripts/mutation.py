@@ -72,6 +72,12 @@ MODULES: dict[str, list[str]] = {
                               "tests/acceptance/test_run_outputs.py", "tests/acceptance/test_run_local.py"],
     "rra_tools/io/links.py": ["tests/unit/test_links.py", "tests/unit/test_oci_unpack.py", "tests/unit/test_oci_pack.py",
                               "tests/unit/test_rules.py"],
+    # Modules issue 10's speed work (the 10,000-launcher manifest read in < 2 s) changed.
+    "rra_tools/io/limits.py": ["tests/unit/test_limits.py", "tests/unit/test_validate_shortcuts.py",
+                               "tests/unit/test_source.py", "tests/unit/test_bad_input.py",
+                               "-k", "limits or out_of_range or integer or range or source or bad"],
+    "rra_tools/io/blockyaml.py": ["tests/unit/test_blockyaml.py", "tests/unit/test_source.py",
+                                  "tests/unit/test_blockyaml_bounds.py"],
 }
 
 #: Mutants that cannot change behaviour, by module and "function: before -> after", with the
@@ -136,6 +142,36 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "allowed_writes: return allowed -> return None (#2)":
             "unreachable: Artifact.runs_dir is root / a relative path without '..' (else ArtifactError), "
             "so relative_to(root) cannot raise ValueError",
+    },
+    "rra_tools/io/limits.py": {
+        "has_out_of_range_integer: kind is str or kind is float or kind is bool or (child is None) -> "
+        "kind is str and kind is float and (kind is bool) and (child is None)":
+            "only the shortcut past scalars: a str, float or None then fails every later test (not int, dict or "
+            "list, nor an instance of int, Mapping or list), and a bool reaches the general walk, which passes "
+            "over booleans; the same answer, more slowly",
+        "has_out_of_range_integer: kind is dict or kind is list -> kind is dict and kind is list":
+            "a dict or list child then goes to the general walk (out_of_range_integers) at once instead of to "
+            "the next level: the same answer, more slowly",
+        "<module>: 32 -> 33": "the class of every byte that is no digit, x, o or backslash: a space or '!'; the "
+                              "three searches look for neither",
+    },
+    "rra_tools/io/blockyaml.py": {
+        "_plain: return value -> return None":
+            "unreachable: every caller (_flow twice, the last branch of _inline) passes a value whose first "
+            "character is in _TYPED_FIRST",
+        **{f"_plain: {before} -> {after}":
+           "a plain scalar of 19 (or 20) ASCII digits read by int() at once or by resolve_plain, whose to_int "
+           "is int(value, 10) below 4300 digits: the same integer"
+           for before, after in (("len(value) < 19", "len(value) <= 19"), ("19", "20"))},
+        **{k: "count > MAX_NODES // 2 or > MAX_NODES / 2: count is an integer and MAX_NODES even, so the same test"
+           for k in ("_read: MAX_NODES // 2 -> MAX_NODES / 2", "_read: MAX_NODES // 2 -> MAX_NODES / 2 (#2)")},
+        "_read: 2 -> 3 (#2)":
+            "frame[2] (a sequence) read as frame[3] (a sequence under a key at its column) in the shortcut for "
+            "one more entry of the open sequence: the other sequences then go through _close_to, which finds "
+            "the same open sequence at that column; only slower",
+        **{f"_inline: 0 -> 1 ({n})": "cut < 0 or cut < 1 where rest starts with '-' or another character of "
+                                     "_PLAIN_FIRST, never a space: ' #' is never found at 0"
+           for n in ("#2", "#3")},
     },
     "rra_tools/io/links.py": {
         "problems: continue -> break": "unreachable: add() gives every node it lists a target, and nothing sets "

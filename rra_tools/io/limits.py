@@ -101,10 +101,16 @@ def out_of_range_integers(data: Any) -> Iterator[tuple[tuple[str | int, ...], in
             yield path, node
 
 
+#: The smallest magnitude of more than 4300 decimal digits.
+_DECIMAL_CAP = 10**4300
+
+
 def out_of_range_message(value: int) -> str:
     """What is wrong with an integer outside INT_MIN..INT_MAX, without printing thousands of digits."""
-    # str() of an integer of more than 4300 digits raises; the reader caps literals at 4300.
-    if value.bit_length() >= 14_000:
+    # str() of an integer of more than 4300 digits raises (Python's default bound on a quadratic
+    # conversion), so it is not asked; the readers read longer literals as a 4300-digit stand-in,
+    # which cannot say how long the literal was: 4300 digits is "4300 digits or more".
+    if abs(value) >= _DECIMAL_CAP:
         shown = "an integer of 4300 digits or more"
     else:
         digits = len(str(abs(value)))
