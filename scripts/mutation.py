@@ -156,6 +156,14 @@ EQUIVALENT: dict[str, dict[str, str]] = {
                               "three searches look for neither",
     },
     "rra_tools/io/blockyaml.py": {
+        "_read: 0 -> 1 (#4)": "end < 0 or end < 1 where end = text.find('\\n', position + _CHUNK): found, it is "
+                              "at least _CHUNK; not found, -1",
+        "_inline: len(value) < 19 -> len(value) <= 19": "a plain scalar of 19 ASCII digits read by int() at once "
+                                                         "or by resolve_plain: the same integer",
+        "_read: 0 -> 1 (#6)": "frame[0] == column read as frame[1] (the container, never a column) in the shortcut "
+                              "for one more entry of the open sequence: _close_to then finds the same sequence",
+        "<module>: 4096 -> 4097": "_FLOW_MEMO only bounds how many distinct flow sequences one read remembers (its "
+                                  "memory on hostile input): past it a sequence is read again, to the same list",
         "_plain: return value -> return None":
             "unreachable: every caller (_flow twice, the last branch of _inline) passes a value whose first "
             "character is in _TYPED_FIRST",

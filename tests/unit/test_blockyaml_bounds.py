@@ -81,6 +81,8 @@ def test_nesting_is_read_up_to_two_levels_below_the_limit(shape: object) -> None
     "a:\n-\n- 1\n",                         # the same in a sequence at its key's column
     "a:\n  -\n  - 1\nb: 2\n",
     "a:\n- 1\nb: 2\n",                      # a key after a sequence at its key's column
+    "a: -1\nb: -x\n",                        # a short value after a dash
+    "url: http://x.org/y\n",                 # a colon inside a plain value
 ])
 def test_forms_the_fast_reader_reads(text: str) -> None:
     fast = read_block_yaml(text)
@@ -99,6 +101,26 @@ def test_forms_the_fast_reader_reads(text: str) -> None:
 def test_forms_the_fast_reader_leaves(text: str) -> None:
     assert read_block_yaml(text) is None
     assert parse_document(text, located=True).data is not None
+
+
+_KEYWORDS = {"null": None, "Null": None, "NULL": None, "true": True, "True": True, "TRUE": True,
+             "false": False, "False": False, "FALSE": False}
+
+
+@pytest.mark.parametrize("word", sorted(_KEYWORDS))
+def test_the_nine_keywords_wherever_they_are_written(word: str) -> None:
+    # As a mapping value, a sequence entry, a flow item (alone, with plain items and with quoted
+    # ones), and after a quoted key: the row pattern, _inline and both flow paths.
+    text = (f"a: {word}\nb:\n- {word}\n- k: {word}\nc: [{word}]\nd: [x, {word}]\ne: ['x', {word}]\n"
+            f"'f': {word}\n")
+    fast = read_block_yaml(text)
+    assert fast is not None
+    value = _KEYWORDS[word]
+    assert fast[0] == {"a": value, "b": [value, {"k": value}], "c": [value], "d": ["x", value],
+                       "e": ["x", value], "f": value}
+    assert all(type(v) is type(value) for v in (fast[0]["a"], fast[0]["b"][0], fast[0]["e"][1]))
+    located = parse_document(text, located=True)
+    assert fast == (located.data, located.values)
 
 
 # Last in this file: each of these documents holds a million values (about 2 s each to read).
