@@ -138,6 +138,7 @@ def _read(text: str) -> tuple[Any, int]:
     no_value = _PENDING
     keyword_first, keywords = _KEYWORD_FIRST, _KEYWORDS
     flows: dict[str, list[Any]] = {}
+    keys: dict[str, str] = {}
     # The rows come a chunk of lines at a time: the table of a whole 16 MiB text would hold
     # 680,000 tuples (150 MiB) at once, written and read back through the caches; a chunk's
     # tuples are freed and their memory reused for the next one.
@@ -151,6 +152,10 @@ def _read(text: str) -> tuple[Any, int]:
         table = _ROW.findall(text, position, end)
         rows = iter(table)
         for prefix, key, plain, double, number, rest in rows:
+            if key:
+                # One string per distinct key, as json's decoder keeps them: 680,000 keys of the
+                # 10k manifest are a few dozen strings.
+                key = keys.setdefault(key, key)
             # The value written on the line, or no_value when there is none (blank lines and
             # comments too). The common scalar forms come in groups of their own.
             if plain:
