@@ -138,7 +138,8 @@ def _read(text: str) -> tuple[Any, int]:
     no_value = _PENDING
     keyword_first, keywords = _KEYWORD_FIRST, _KEYWORDS
     flows: dict[str, list[Any]] = {}
-    keys: dict[str, str] = {}
+    known: dict[str, str] = {}
+    strings = known.setdefault  # the one string kept for each distinct key and value
     # The rows come a chunk of lines at a time: the table of a whole 16 MiB text would hold
     # 680,000 tuples (150 MiB) at once, written and read back through the caches; a chunk's
     # tuples are freed and their memory reused for the next one.
@@ -153,16 +154,18 @@ def _read(text: str) -> tuple[Any, int]:
         rows = iter(table)
         for prefix, key, plain, double, number, rest in rows:
             if key:
-                # One string per distinct key, as json's decoder keeps them: 680,000 keys of the
-                # 10k manifest are a few dozen strings.
-                key = keys.setdefault(key, key)
+                # One string per distinct key, as json's decoder keeps them (the 680,000 keys of
+                # the 10k manifest are a few dozen strings), and per distinct plain or quoted value
+                # below (fingerprints, formats, units repeat in every claim): less memory to
+                # touch, which on this class of machine is much of the reader's time.
+                key = strings(key, key)
             # The value written on the line, or no_value when there is none (blank lines and
             # comments too). The common scalar forms come in groups of their own.
             if plain:
                 # Only null, true and false (in three spellings each) are not strings here.
-                value: Any = plain if plain[0] not in keyword_first else keywords.get(plain, plain)
+                value: Any = strings(plain, plain) if plain[0] not in keyword_first else keywords.get(plain, plain)
             elif double:
-                value = double
+                value = strings(double, double)
             elif number:
                 value = int(number) if "." not in number else float(number)
             elif not rest or rest[0] == "#":

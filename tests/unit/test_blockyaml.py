@@ -364,3 +364,11 @@ def test_a_key_written_many_times_is_one_string() -> None:
     assert read is not None
     first, second = read[0]["a"]
     assert [k1 is k2 for k1, k2 in zip(first, second)] == [True, True]
+
+
+def test_a_value_written_many_times_is_one_string() -> None:
+    read = read_block_yaml('a:\n- unit: "%"\n  hw: x86_64, 2 cores\n- unit: "%"\n  hw: x86_64, 2 cores\n')
+    assert read is not None
+    first, second = read[0]["a"]
+    assert first["unit"] is second["unit"] and first["hw"] is second["hw"]
+    assert first == second == {"unit": "%", "hw": "x86_64, 2 cores"}
