@@ -140,6 +140,7 @@ def _read(text: str) -> tuple[Any, int]:
     flows: dict[str, list[Any]] = {}
     known: dict[str, str] = {}
     strings = known.setdefault  # the one string kept for each distinct key and value
+    numbers: dict[str, Any] = {}
     # The rows come a chunk of lines at a time: the table of a whole 16 MiB text would hold
     # 680,000 tuples (150 MiB) at once, written and read back through the caches; a chunk's
     # tuples are freed and their memory reused for the next one.
@@ -167,7 +168,10 @@ def _read(text: str) -> tuple[Any, int]:
             elif double:
                 value = strings(double, double)
             elif number:
-                value = int(number) if "." not in number else float(number)
+                # Numbers repeat too (observed values, sizes, timeouts): each is converted once.
+                value = numbers.get(number)
+                if value is None:
+                    value = numbers[number] = int(number) if "." not in number else float(number)
             elif not rest or rest[0] == "#":
                 value = no_value
             else:

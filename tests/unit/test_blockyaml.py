@@ -367,8 +367,11 @@ def test_a_key_written_many_times_is_one_string() -> None:
 
 
 def test_a_value_written_many_times_is_one_string() -> None:
-    read = read_block_yaml('a:\n- unit: "%"\n  hw: x86_64, 2 cores\n- unit: "%"\n  hw: x86_64, 2 cores\n')
+    read = read_block_yaml('a:\n- unit: "%"\n  hw: x86_64, 2 cores\n  v: 79.7\n  n: 1000000\n'
+                           '- unit: "%"\n  hw: x86_64, 2 cores\n  v: 79.7\n  n: 1000000\n- v: 79.70\n')
     assert read is not None
-    first, second = read[0]["a"]
+    first, second, third = read[0]["a"]
     assert first["unit"] is second["unit"] and first["hw"] is second["hw"]
-    assert first == second == {"unit": "%", "hw": "x86_64, 2 cores"}
+    assert first["v"] is second["v"] and first["n"] is second["n"]  # numbers are converted once each
+    assert first == second == {"unit": "%", "hw": "x86_64, 2 cores", "v": 79.7, "n": 1000000}
+    assert third == {"v": 79.7} and type(third["v"]) is float
