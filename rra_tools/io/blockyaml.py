@@ -18,12 +18,14 @@ returns the same data as the located reader (scalars resolved by the same functi
 ``tests/unit/test_blockyaml.py`` checks that on generated documents and on every manifest
 in the repository.
 
-How it is fast: one ``findall`` of one pattern over the whole text splits every line into a
-tuple (indentation and dash, key, and the value when it is a plain string, a double-quoted
+How it is fast: one ``findall`` of one pattern over each 64 KiB of lines splits every line into
+a tuple (indentation and dash, key, and the value when it is a plain string, a double-quoted
 string without escapes or a decimal number), so the regular-expression work runs in C and the
 Python work per line is a tuple unpacking, a few tests and one store; the line that continues
 the open mapping takes the shortest path. Anything else on a line goes to the general path as
-the rest of the line.
+the rest of the line. Memory is kept small, since touching new memory is much of the time: a
+chunk's tuples are freed before the next, and each distinct key, string value, number and flow
+sequence is made once.
 
 >>> read_block_yaml("a: 1\\nb:\\n- [x, 'y']\\n- {}\\n")
 ({'a': 1, 'b': [['x', 'y'], {}]}, 7)
