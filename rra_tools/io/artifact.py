@@ -129,7 +129,7 @@ def checked_manifest(manifest_path: Path, raw: bytes) -> tuple[dict[str, Any], s
     from .limits import has_out_of_range_integer
 
     # The compiled validator reads an integer beyond 64 bits as a float and may accept it.
-    if has_out_of_range_integer(data, loaded.text) or compiled_is_valid(data) is not True:
+    if (not loaded.source.integers_in_range and has_out_of_range_integer(data, loaded.text)) or compiled_is_valid(data) is not True:
         problem = _schema_problem(data)
         if problem is not None:
             message, where, count = problem

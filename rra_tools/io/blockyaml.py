@@ -13,6 +13,9 @@ empty quoted keys, unusual indentation, nesting near the depth limit, documents 
 limit. The caller then uses the located reader, which handles all of
 YAML 1.2 within the bounds of :mod:`.limits` and reports every error with its position.
 
+It also leaves to the located reader every integer outside the 64-bit range a manifest may
+carry (:mod:`.limits`), so a document it reads holds none (``SourceDocument.integers_in_range``).
+
 So this reader never decides that a document is wrong, and for every document it accepts it
 returns the same data as the located reader (scalars resolved by the same functions);
 ``tests/unit/test_blockyaml.py`` checks that on generated documents and on every manifest
@@ -41,7 +44,7 @@ from operator import length_hint
 from typing import Any
 
 from ..errors import RRAError
-from .limits import MAX_DEPTH, MAX_NODES
+from .limits import INT_MAX, INT_MIN, MAX_DEPTH, MAX_NODES
 from .scalars import resolve_plain as _resolve_plain
 
 __all__ = ["read_block_yaml"]
@@ -480,6 +483,12 @@ def _plain(value: str) -> Any:
 
 def _resolved(value: str) -> Any:
     try:
-        return _resolve_plain(value)
+        resolved = _resolve_plain(value)
     except ValueError:  # an integer too long to convert: the located reader says where
         raise _GiveUp from None
+    if type(resolved) is int and not INT_MIN <= resolved <= INT_MAX:
+        # Every other integer this reader makes has at most 18 digits: a document it reads holds
+        # none outside the range, which spares the validator its search (RRA114 needs positions,
+        # which the located reader gives).
+        raise _GiveUp
+    return resolved

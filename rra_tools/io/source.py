@@ -50,6 +50,9 @@ class SourceDocument:
     _positions: dict[int, dict[Any, tuple[int, ...]]] | None = None
     #: Read without positions: they are worked out by re-reading the text on first use.
     _unlocated: bool = False
+    #: Every integer of ``data`` is known to lie in INT_MIN..INT_MAX (the fast block reader
+    #: leaves any other to the located reader), so nobody need look for one.
+    integers_in_range: bool = False
 
     def position(self, pointer: tuple[str | int, ...]) -> Position | None:
         """Where the value at ``pointer`` is written; the nearest enclosing value if it is absent."""
@@ -126,7 +129,7 @@ def parse_document(text: str, *, located: bool = True) -> SourceDocument:
 
         fast = read_block_yaml(text)
         if fast is not None:
-            return SourceDocument(text=text, data=fast[0], values=fast[1], _unlocated=True)
+            return SourceDocument(text=text, data=fast[0], values=fast[1], _unlocated=True, integers_in_range=True)
     return _YamlBuilder(text).build()
 
 

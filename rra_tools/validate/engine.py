@@ -36,7 +36,7 @@ def run_layers(doc: SourceDocument, root: Path | None, config: Config, result: V
         version_findings, proceed = check_version(data)
         findings.extend(version_findings)
     if proceed:
-        findings.extend(check_schema(data, doc.values, doc.text))
+        findings.extend(check_schema(data, doc.values, doc.text, integers_in_range=doc.integers_in_range))
     if proceed and isinstance(data, Mapping):
         ctx = Context(data=data, root=root, deadline=deadline, text=doc.text)
         findings.extend(_semantic(ctx, config))

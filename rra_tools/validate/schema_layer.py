@@ -103,9 +103,11 @@ def check_version(data: Mapping[str, Any]) -> tuple[list[Finding], bool]:
     return [], True
 
 
-def check_schema(data: Any, values: int = 0, text: str | None = None) -> Iterator[Finding]:
+def check_schema(data: Any, values: int = 0, text: str | None = None, *,
+                 integers_in_range: bool = False) -> Iterator[Finding]:
     """Every JSON Schema violation of ``data`` (a document of ``values`` values, read from
-    ``text``, when known), as findings with rule codes."""
+    ``text``, when known), as findings with rule codes. ``integers_in_range``: the reader
+    vouches that no integer lies outside INT_MIN..INT_MAX (no search for one is made)."""
     version = declared_version(data) if isinstance(data, Mapping) else None
     newer_minor = version is not None and version > (_SUPPORTED_MAJOR, _SUPPORTED_MINOR)
     # The declared version when a field newer than it (RRA102) can be found at all.
@@ -114,7 +116,8 @@ def check_schema(data: Any, values: int = 0, text: str | None = None) -> Iterato
     # "valid" counts only for a document without one (RRA114 is reported below otherwise). It
     # is asked when the document is large or the validator is loaded already (rra run's check of
     # a manifest): then it costs less than importing jsonschema.
-    quick = (values >= FAST_PATH_MIN_VALUES or compiled_loaded()) and not has_out_of_range_integer(data, text)
+    quick = (values >= FAST_PATH_MIN_VALUES or compiled_loaded()) and (
+        integers_in_range or not has_out_of_range_integer(data, text))
     if quick and older is not None and _valid_without_newer_fields(data, older):
         return  # valid, and holds no field newer than its version: that schema refuses them all
     if older is not None:

@@ -446,3 +446,30 @@ def test_root_resolver_makes_one_lstat_for_outputs_under_a_missing_folder(tmp_pa
     for n in range(100):
         resolver.real_path(f"runs/train-{n:05d}/{{seed}}/metrics.json")
     assert calls == [runs]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_a_reader_vouching_for_its_integers_is_right(data: st.DataObject) -> None:
+    from rra_tools.io.limits import out_of_range_integers
+
+    magnitude = data.draw(st.one_of(st.integers(0, 2**70), st.sampled_from([2**63 - 1, 2**63, 2**64, 10**19])))
+    spelling = data.draw(st.sampled_from(["{n}", "-{n}", "0x{n:x}", "0o{n:o}", "[1, {n}]", "[0x{n:x}]"]))
+    text = f"a: {spelling.format(n=magnitude)}\nb:\n- c: {spelling.format(n=magnitude)}\n"
+    doc = _parsed(text)
+    assert doc is not None
+    if doc.integers_in_range:
+        assert next(out_of_range_integers(doc.data), None) is None, text
+
+
+def test_rra114_in_a_large_yaml_manifest() -> None:
+    # The fast reader leaves the document to the located reader, and the finding is located.
+    from rra_tools.validate.api import validate_bytes
+    from rra_tools.validate.schema_layer import FAST_PATH_MIN_VALUES
+
+    text = (ROOT / "examples" / "digits-logreg" / "rra.yaml").read_text()
+    text = text.replace("timeout_s: ", "timeout_s: 9223372036854775808 #", 1)
+    text += "x-sweep:\n" + "".join(f"- {i}\n" for i in range(FAST_PATH_MIN_VALUES))
+    result = validate_bytes(text.encode(), name="rra.yaml")
+    found = [(d.code, d.pointer, d.line is not None) for d in result.diagnostics if d.code == "RRA114"]
+    assert found == [("RRA114", "/launchers/0/resources/timeout_s", True)]
