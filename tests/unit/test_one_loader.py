@@ -90,7 +90,11 @@ def test_the_loader_reads_without_cyclic_collections() -> None:
         loaded_yaml = load_manifest_bytes(raw_yaml)
     finally:
         gc.callbacks.remove(count)
-    # At most the one young-generation collection when the collector comes back on after each
-    # read (without the pause: over a hundred, most of them while the document is built).
-    assert collections in ([], [0], [0, 0]) and gc.isenabled()
+    # At most one collection when the collector comes back on after each read (without the
+    # pause: over a hundred, most of them while the document is built). That collection is
+    # usually of the young generation, but it is an older one when the young generation's
+    # collections since the last older one reach its threshold (the suite's earlier tests decide
+    # that), so only the count is pinned.
+    assert len(collections) <= 2, collections
+    assert gc.isenabled()
     assert len(loaded.data["x-values"]) == 50_000 and len(loaded_yaml.data["a"]) == 50_000
