@@ -78,11 +78,6 @@ class SourceDocument:
         keys = [(entry[2], entry[3]) for entry in (table or {}).values() if len(entry) >= 4]
         return Position(*min(keys)) if keys else Position(1, 1)
 
-    def line_text(self, line: int) -> str | None:
-        """The text of 1-based ``line``, without its line break."""
-        lines = self.text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        return lines[line - 1] if 1 <= line <= len(lines) else None
-
 
 def decode_text(raw: bytes) -> str:
     """Decode manifest bytes as UTF-8 (a BOM is allowed); raise a located :class:`LoadError`."""

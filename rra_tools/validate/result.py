@@ -25,6 +25,7 @@ class ValidationResult:
     #: False when the manifest was checked without its artifact's files (standard input, bytes,
     #: ``--manifest-only``): file checks were skipped and no level can be met.
     files_checked: bool = True
+    _lines: tuple[str, list[str]] | None = field(default=None, init=False, repr=False, compare=False)
 
     def count(self, severity: Severity) -> int:
         """Number of findings of exactly ``severity``."""
@@ -41,10 +42,16 @@ class ValidationResult:
 
     def source_line(self, line: int) -> str | None:
         """Text of 1-based ``line`` of the manifest, when known."""
-        if self.source_text is None:
+        text = self.source_text
+        if text is None:
             return None
-        # Only YAML line breaks count; str.splitlines() would also split on \v, \f and others.
-        lines = self.source_text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        # Split once per text, not per finding: a 10,000-launcher manifest with hundreds of
+        # findings would be split hundreds of times (source_text may be replaced, hence the check).
+        kept = self._lines
+        if kept is None or kept[0] is not text:
+            # Only YAML line breaks count; str.splitlines() would also split on \v, \f and others.
+            kept = self._lines = (text, text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+        lines = kept[1]
         return lines[line - 1] if 1 <= line <= len(lines) else None
 
 

@@ -532,3 +532,16 @@ def test_validation_leaves_the_garbage_collector_as_it_found_it() -> None:
         assert not gc.isenabled()  # a caller that turned it off keeps it off
     finally:
         gc.enable()
+
+
+def test_source_lines_are_split_once_per_text_and_follow_a_new_text() -> None:
+    # The text reporter quotes a line per finding; a 10,000-launcher manifest with hundreds of
+    # findings was split hundreds of times. The split is kept with the text it came from.
+    result = ValidationResult(input="rra.yaml", source_text="a: 1\r\nb: 2\rc: 3\n")
+    assert [result.source_line(n) for n in (0, 1, 2, 3, 4, 5)] == [None, "a: 1", "b: 2", "c: 3", "", None]
+    kept = result._lines
+    assert result.source_line(2) == "b: 2" and result._lines is kept
+    result.source_text = "x: 9\n"  # an embedded manifest's text replaces the outer one (oci/validation)
+    assert result.source_line(1) == "x: 9" and result.source_line(3) is None
+    result.source_text = None
+    assert result.source_line(1) is None

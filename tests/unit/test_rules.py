@@ -65,6 +65,30 @@ def test_unknown_reference_with_suggestion(tmp_path: Path) -> None:
     assert d.file is not None and d.file.endswith("rra.yaml") and d.line is not None and d.column is not None
 
 
+def test_unknown_references_share_a_budget_for_suggestions(tmp_path: Path) -> None:
+    # A renamed sweep: every claim names a launcher that is not declared. Each "did you mean"
+    # compares the reference with every declared id, so the suggestions stop once the unknown
+    # references have been compared with _BUDGET names; a repeated value is answered again free.
+    from rra_tools.validate.rules.references import _BUDGET
+
+    m = base()
+    launcher = m["launchers"][0]
+    count = 1_000
+    m["launchers"] = [dict(launcher, id=f"train-{i:04d}") for i in range(count)]
+    claim = m["claims"][0]
+    per = _BUDGET // count  # unknown references that get a suggestion
+    m["claims"] = [dict(claim, id=f"acc-{i:04d}", launcher=f"trian-{i:04d}") for i in range(per + 3)]
+    m["claims"].append(dict(claim, id="again", launcher="trian-0000"))  # asked before: still answered
+    hints = [d.hint for d in validate_path(write(tmp_path, m)).diagnostics if d.code == "RRA201"]
+    assert len(hints) == per + 4
+    assert hints[:per] == [f"did you mean 'train-{i:04d}'?" for i in range(per)]
+    listed = ", ".join(f"'train-{i:04d}'" for i in range(8))
+    assert hints[per:per + 3] == [
+        f"declared launcher ids: {listed}, ... ({count} in all; no 'did you mean': the unknown references "
+        f"before this one used up its budget of {_BUDGET:,} name comparisons)"] * 3
+    assert hints[-1] == "did you mean 'train-0000'?"
+
+
 def test_digest_mismatch_names_both_digests(tmp_path: Path) -> None:
     write(tmp_path, base())
     (tmp_path / "requirements.lock").write_text(LOCK + "# edited\n")

@@ -172,7 +172,7 @@ def _window(source: str, column: int | None) -> tuple[str, int | None]:
     return shown, None if column is None else column - start + len(prefix)
 
 
-def _diagnostic(d: Diagnostic, result: ValidationResult, color: bool) -> list[str]:
+def _diagnostic(d: Diagnostic, result: ValidationResult, color: bool, flow: bool) -> list[str]:
     where = d.file or result.input
     if d.line is not None:
         where += f":{d.line}"
@@ -188,7 +188,6 @@ def _diagnostic(d: Diagnostic, result: ValidationResult, color: bool) -> list[st
         source, column = _window(source, d.column)
         lines.append(_paint(gutter, "34", color) + _clean(source))
         if column is not None:
-            flow = (result.source_text or "").lstrip()[:1] in ("{", "[")
             pad, carets = _caret(source, column, flow)
             lines.append(" " * len(gutter) + pad + _paint(carets, _COLORS[d.severity], color))
     if d.pointer:
@@ -217,8 +216,10 @@ def render_text(report: ValidationReport, *, color: bool = False) -> str:
     """The report as text, one block per finding, then a summary line."""
     out: list[str] = []
     for result in report.results:
+        # Once per input: lstrip() copies the whole text.
+        flow = (result.source_text or "").lstrip()[:1] in ("{", "[")
         for d in result.diagnostics:
-            out.extend(_diagnostic(d, result, color))
+            out.extend(_diagnostic(d, result, color, flow))
             out.append("")
     line = summary(report)
     out.append(_paint(line, "1;32" if report.count(Severity.ERROR) == 0 else "1;31", color))

@@ -23,13 +23,61 @@ _NONE: Mapping[str, str] = {}
 _BLANK = (None, "")
 
 
-def _ref(kind: str, value: str, known: Mapping[str, Any], pointer: Pointer) -> Finding:
-    names = sorted(known)
+def _ref(kind: str, value: str, known: Mapping[str, Any], pointer: Pointer,
+         suggestions: _Suggestions | None = None) -> Finding:
+    suggestions = suggestions or _Suggestions()
+    names = suggestions.names(known)
     listed = ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
-    close = _closest(value, names)
-    hint = f"did you mean {close!r}?" if close is not None else (
-        f"declared {kind} ids: {listed}" if names else f"no {kind} is declared")
+    close = suggestions.closest(value, names)
+    if close is not None:
+        hint = f"did you mean {close!r}?"
+    elif not names:
+        hint = f"no {kind} is declared"
+    elif suggestions.spent:
+        hint = (f"declared {kind} ids: {listed} ({len(names)} in all; no 'did you mean': the unknown "
+                f"references before this one used up its budget of {_BUDGET:,} name comparisons)")
+    else:
+        hint = f"declared {kind} ids: {listed}"
     return Finding("RRA201", f"{kind} {value!r} is not declared", pointer, hint)
+
+
+#: How many names, over all unknown references of one manifest, are compared for "did you
+#: mean": about a second. A comparison costs microseconds, but a renamed sweep gives 10,000
+#: references that each miss 10,000 launcher ids, and that would take hours.
+_BUDGET = 200_000
+
+
+class _Suggestions:
+    """The closest declared name for each unknown reference of one manifest, within a budget.
+
+    A value that missed before gets the same answer at no cost; the sorted names of each
+    mapping of ids are made once. Once the budget is spent a reference gets no suggestion (the
+    hint lists the declared ids), so the output still depends on the manifest alone.
+    """
+
+    def __init__(self, budget: int = _BUDGET) -> None:
+        self.left = budget
+        self.spent = False
+        self._sorted: dict[int, tuple[Mapping[str, Any], list[str]]] = {}
+        self._memo: dict[tuple[int, str], str | None] = {}
+
+    def names(self, known: Mapping[str, Any]) -> list[str]:
+        """The names of ``known``, sorted (kept with the mapping so its id is not reused)."""
+        kept = self._sorted.get(id(known))
+        if kept is None or kept[0] is not known:
+            kept = self._sorted[id(known)] = (known, sorted(known))
+        return kept[1]
+
+    def closest(self, value: str, names: list[str]) -> str | None:
+        key = (id(names), value)
+        if key in self._memo:
+            return self._memo[key]
+        self.spent = self.left < len(names)
+        if self.spent:
+            return None
+        self.left -= len(names)
+        close = self._memo[key] = _closest(value, names)
+        return close
 
 
 def _closest(word: str, names: list[str]) -> str | None:
@@ -73,24 +121,25 @@ def unknown_references(ctx: Context) -> Iterator[Finding]:
     launchers, data = ctx.ids("launchers"), ctx.ids("data")
     claims, changes = ctx.ids("claims"), ctx.ids("changes")
     outputs = ctx.launcher_outputs()
+    suggestions = _Suggestions()
     # Lists of references are read in place (not through strings()): a sweep has 10,000s of them.
     for i, launcher in ctx.items("launchers"):
         deps = launcher.get("depends_on")
         if isinstance(deps, list):
             for j, dep in enumerate(deps):
                 if isinstance(dep, str) and dep not in launchers:
-                    yield _ref("launcher", dep, launchers, ("launchers", i, "depends_on", j))
+                    yield _ref("launcher", dep, launchers, ("launchers", i, "depends_on", j), suggestions)
         sources = launcher.get("data")
         if isinstance(sources, list):
             for j, source in enumerate(sources):
                 if isinstance(source, str) and source not in data:
-                    yield _ref("data source", source, data, ("launchers", i, "data", j))
+                    yield _ref("data source", source, data, ("launchers", i, "data", j), suggestions)
     for i, claim in ctx.items("claims"):
         launcher_id = claim.get("launcher")
         if not isinstance(launcher_id, str):
             continue
         if launcher_id not in launchers:
-            yield _ref("launcher", launcher_id, launchers, ("claims", i, "launcher"))
+            yield _ref("launcher", launcher_id, launchers, ("claims", i, "launcher"), suggestions)
             continue
         extract = claim.get("extract")
         if type(extract) is dict or isinstance(extract, Mapping):
@@ -98,21 +147,22 @@ def unknown_references(ctx: Context) -> Iterator[Finding]:
             if isinstance(output_id, str):
                 own = outputs.get(launcher_id, _NONE)
                 if output_id not in own:
-                    yield _ref(f"output of launcher {launcher_id!r},", output_id, own, ("claims", i, "extract", "output"))
+                    yield _ref(f"output of launcher {launcher_id!r},", output_id, own,
+                               ("claims", i, "extract", "output"), suggestions)
     patch_paths = {p["path"] for _, p in ctx.items("patches", ctx.section("code")) if isinstance(p.get("path"), str)}
     for i, patch in ctx.items("patches", ctx.section("code")):
         change = patch.get("change")
         if isinstance(change, str) and change not in changes:
-            yield _ref("change", change, changes, ("code", "patches", i, "change"))
+            yield _ref("change", change, changes, ("code", "patches", i, "change"), suggestions)
     for i, change in ctx.items("changes"):
         affects = change.get("affects")
         if isinstance(affects, Mapping):
             for j, ref in strings(affects.get("launchers")):
                 if ref not in launchers:
-                    yield _ref("launcher", ref, launchers, ("changes", i, "affects", "launchers", j))
+                    yield _ref("launcher", ref, launchers, ("changes", i, "affects", "launchers", j), suggestions)
             for j, ref in strings(affects.get("claims")):
                 if ref not in claims:
-                    yield _ref("claim", ref, claims, ("changes", i, "affects", "claims", j))
+                    yield _ref("claim", ref, claims, ("changes", i, "affects", "claims", j), suggestions)
         patch_ref = change.get("patch")
         if isinstance(patch_ref, str) and patch_ref not in patch_paths:
             yield Finding("RRA201", f"patch {patch_ref!r} is not in code.patches", ("changes", i, "patch"),
@@ -120,7 +170,7 @@ def unknown_references(ctx: Context) -> Iterator[Finding]:
     for i, discrepancy in ctx.items("discrepancies"):
         for j, ref in strings(discrepancy.get("claims")):
             if ref not in claims:
-                yield _ref("claim", ref, claims, ("discrepancies", i, "claims", j))
+                yield _ref("claim", ref, claims, ("discrepancies", i, "claims", j), suggestions)
 
 
 @check("RRA202")
