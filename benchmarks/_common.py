@@ -56,20 +56,21 @@ def warm_bytecode(argv: list[str]) -> None:
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
 
 
-def start(doc: str, quick_help: str) -> tuple[set[str], bool]:
-    """Parse ``--quick`` and ``--only a|b|c``, create the scratch directory and print the lines
-    every report of measurements a) to c) starts with; (measurements to run, quick)."""
+def start(doc: str, quick_help: str, letters: str = "abc") -> tuple[set[str], bool]:
+    """Parse ``--quick`` and ``--only a|b|c`` (or the script's other ``letters``), create the
+    scratch directory and print the lines every report of measurements starts with;
+    (measurements to run, quick)."""
     import argparse
 
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help=quick_help)
-    parser.add_argument("--only", choices=["a", "b", "c"], action="append", help="run only these measurements")
+    parser.add_argument("--only", choices=list(letters), action="append", help="run only these measurements")
     args = parser.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     print(f"machine: {machine()}")
     print(f"environment: {sys.prefix}")
     print(f"bytecode compiled for {compile_bytecode()}")
-    return set(args.only or "abc"), bool(args.quick)
+    return set(args.only or letters), bool(args.quick)
 
 
 def run_timed(argv: list[str], *, expect: int | None = 0, env: dict[str, str] | None = None) -> float:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmarks of ``rra validate``: cold start, a very large manifest, digest throughput.
+"""Benchmarks of ``rra validate``: cold start, a very large manifest, digest throughput, findings.
 
 Usage::
 
@@ -16,6 +16,10 @@ b) A generated valid manifest with 10,000 launchers and 10,000 claims (5 observa
 c) Digest verification: >= 2 GiB of incompressible files (64 x 32 MiB plus 2,000 small files)
    listed as files of shipped data sources; ``rra validate`` on a warm page cache vs the
    single-thread hashlib limit (1 MiB reads) and ``sha256sum``. Target: >= 1.2 GB/s aggregate.
+d) Findings in the YAML manifest of (b): the same with 1 and with 200 observation seeds the
+   launcher does not declare (RRA509), and with 1 misspelt launcher (RRA201), each finding located
+   in the text; fresh CLI processes alternating with the clean manifest, medians. Target: one
+   finding adds < 0.3 s.
 
 Scratch data goes to benchmarks/_work/ (git-ignored) and is reused when it is already there
 with the right sizes. The script exits 0 whether or not targets are met; the table says which.
@@ -269,7 +273,8 @@ def bench_cold_start(runs: int) -> list[Row]:
 # b) large manifest
 
 
-def bench_large(n: int, runs: int) -> list[Row]:
+def large_manifests(n: int) -> tuple[Path, str, Path, str]:
+    """The manifests of (b), written when missing or changed: (rra.json, its text, rra.yaml, its text)."""
     root = WORK / f"large-{n}"
     json_dir, yaml_dir = root / "json", root / "yaml"
     doc = big_manifest(n, n, json_dir)
@@ -279,6 +284,12 @@ def bench_large(n: int, runs: int) -> list[Row]:
     yaml_text = yaml_dump(doc)
     write_if_changed(json_dir / "rra.json", json_text)
     write_if_changed(yaml_dir / "rra.yaml", yaml_text)
+    return json_dir / "rra.json", json_text, yaml_dir / "rra.yaml", yaml_text
+
+
+def bench_large(n: int, runs: int) -> list[Row]:
+    json_path, json_text, yaml_path, yaml_text = large_manifests(n)
+    json_dir, yaml_dir = json_path.parent, yaml_path.parent
     rows = []
     print(f"  b) generated manifest: {n} launchers, {n} claims x 5 observations "
           f"(rra.json {len(json_text.encode()) / 2**20:.1f} MiB, rra.yaml {len(yaml_text.encode()) / 2**20:.1f} MiB)",
@@ -329,6 +340,74 @@ for path in sys.argv[1:]:
 print()
 """
     subprocess.run([sys.executable, "-c", code, str(json_path), str(yaml_path)], check=False)
+
+
+# --------------------------------------------------------------------------------------------
+# d) findings in the large YAML manifest
+
+
+def with_findings(yaml_path: Path, yaml_text: str, count: int, kind: str) -> Path:
+    """The YAML manifest of (b) with ``count`` claims, spread over the file, that have a finding
+    to be located: a first observation's seed the launcher does not declare (kind "seed",
+    warning RRA509) or a misspelt launcher ``trian-NNNNN`` (kind "launcher", error RRA201, whose
+    'did you mean' costs time of its own). Written in a folder beside it, with its lock file."""
+    anchor, old, new = {"seed": (r"\n      seed: 0(?=\n)", "seed: 0", "seed: 7"),
+                        "launcher": (r"\n  launcher: train-[0-9]+", "train-", "trian-")}[kind]
+    total = len(re.findall(anchor, yaml_text))
+    step = max(1, total // count)
+    seen = [0]
+
+    def change(match: re.Match[str]) -> str:
+        index = seen[0]
+        seen[0] += 1
+        if index % step != step // 2 or index // step >= count:
+            return match.group(0)
+        return match.group(0).replace(old, new)
+
+    text = re.sub(anchor, change, yaml_text)
+    folder = yaml_path.parent.with_name(f"yaml-{kind}-findings-{count}")
+    folder.mkdir(exist_ok=True)
+    for name in os.listdir(yaml_path.parent):
+        if name != "rra.yaml":
+            write_if_changed(folder / name, (yaml_path.parent / name).read_text(encoding="utf-8"))
+    write_if_changed(folder / "rra.yaml", text)
+    return folder / "rra.yaml"
+
+
+def count_findings(path: Path) -> int:
+    proc = subprocess.run([tool("rra"), "validate", "--format", "json", str(path)], capture_output=True)
+    return len(json.loads(proc.stdout)["results"][0]["diagnostics"])
+
+
+def bench_findings(n: int, runs: int) -> list[Row]:
+    _, _, yaml_path, yaml_text = large_manifests(n)
+    cases = [("clean", yaml_path, 0),
+             ("1 undeclared seed", with_findings(yaml_path, yaml_text, 1, "seed"), 1),
+             ("200 undeclared seeds", with_findings(yaml_path, yaml_text, 200, "seed"), 200),
+             ("1 misspelt launcher", with_findings(yaml_path, yaml_text, 1, "launcher"), 1)]
+    print(f"  d) {yaml_path.relative_to(REPO)} clean and with findings (RRA509, RRA201)", flush=True)
+    for label, path, expected in cases:
+        found = count_findings(path)
+        if found != expected:
+            print(f"     {label}: {found} findings, expected {expected}: the figures below do not measure this case")
+    warm_bytecode([tool("rra"), "validate", str(yaml_path)])
+    times: dict[str, list[float]] = {label: [] for label, _, _ in cases}
+    for _ in range(runs):  # alternating, so that the machine's drift falls on every case alike
+        for label, path, _ in cases:
+            times[label].append(run_timed([tool("rra"), "validate", str(path)], expect=None))
+    clean = statistics.median(times["clean"])
+    rows = []
+    for label, _, expected in cases:
+        med = statistics.median(times[label])
+        print(f"     {label}: median {fmt_s(med)} of {runs} (min {fmt_s(min(times[label]))}, "
+              f"max {fmt_s(max(times[label]))})")
+        if expected:
+            added = med - clean
+            target, met = ("< +0.3 s", "yes" if added < 0.3 else "NO") if expected == 1 else ("-", "-")
+            rows.append(Row(f"d) {n}-launcher rra.yaml, {label} (cold CLI)", fmt_s(med), "clean", fmt_s(clean),
+                            f"{added:+.2f} s", target, met))
+    print(f"     load average {load():.2f} at the end of the timed runs")
+    return rows
 
 
 # --------------------------------------------------------------------------------------------
@@ -453,7 +532,7 @@ def bench_digest(n_big: int, big_size: int, n_small: int, runs: int) -> list[Row
 
 
 def main() -> int:
-    only, quick = start(__doc__, "small sizes, for a smoke run")
+    only, quick = start(__doc__, "small sizes, for a smoke run", "abcd")
     import importlib.util
 
     if importlib.util.find_spec("rfc3987_syntax") is not None:
@@ -472,6 +551,8 @@ def main() -> int:
             rows += bench_digest(8, 8 * 2**20, 200, 1)
         else:
             rows += bench_digest(64, 32 * 2**20, 2000, 3)
+    if "d" in only:
+        rows += bench_findings(1000 if quick else 10_000, 1 if quick else 5)
     print()
     print_table(rows)
     return 0

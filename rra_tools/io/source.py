@@ -53,9 +53,23 @@ class SourceDocument:
     #: Every integer of ``data`` is known to lie in INT_MIN..INT_MAX (the fast block reader
     #: leaves any other to the located reader), so nobody need look for one.
     integers_in_range: bool = False
+    #: Read by the fast block reader (YAML): positions are first looked for along each pointer
+    #: in the text (:mod:`.blocklocate`), and only where that is unsure by re-reading it all.
+    _block_read: bool = False
+    _locator: Any = None
 
     def position(self, pointer: tuple[str | int, ...]) -> Position | None:
         """Where the value at ``pointer`` is written; the nearest enclosing value if it is absent."""
+        if self._positions is None and self._block_read:
+            if self._locator is None:
+                from .blocklocate import BlockLocator
+
+                self._locator = BlockLocator(self.text, self.data)
+            found = self._locator.position(pointer)
+            if found is not None:
+                return Position(*found)
+            # Unsure: the located reader's positions from now on (the same answers, all of them).
+            self._block_read, self._locator = False, None
         if self._positions is None:
             self._positions = _located_positions(self.text, self.data) if self._unlocated else {}
         node = self.data
@@ -124,7 +138,8 @@ def parse_document(text: str, *, located: bool = True) -> SourceDocument:
 
         fast = read_block_yaml(text)
         if fast is not None:
-            return SourceDocument(text=text, data=fast[0], values=fast[1], _unlocated=True, integers_in_range=True)
+            return SourceDocument(text=text, data=fast[0], values=fast[1], _unlocated=True, integers_in_range=True,
+                                  _block_read=True)
     return _YamlBuilder(text).build()
 
 
