@@ -16,7 +16,7 @@ from typing import Any
 from .. import FORMAT_VERSIONS
 from ..errors import ExitStatus, RRAError
 
-__all__ = ["SchemaNotFound", "compile_schema", "compiled_is_valid", "compiled_loaded", "compiled_verdict", "import_jsonschema_lean", "load_schema", "schema_bytes", "schema_path"]
+__all__ = ["SchemaNotFound", "compile_schema", "compiled_error_paths", "compiled_is_valid", "compiled_loaded", "compiled_verdict", "import_jsonschema_lean", "load_schema", "schema_bytes", "schema_path"]
 
 
 class SchemaNotFound(RRAError):
@@ -84,6 +84,29 @@ def compiled_is_valid(data: Any, name: str = "manifest") -> bool | None:
     its "invalid" may not be, so callers ask jsonschema for the findings."""
     validator = _compiled(name)
     return None if validator is None else compiled_verdict(validator, data)
+
+
+def compiled_error_paths(data: Any, name: str = "manifest", limit: int = 10_000) -> list[tuple[Any, ...]] | None:
+    """Where the compiled validator finds ``data`` wrong against schema ``name``: the instance
+    path of each of its errors (keys and indexes). None when it is unavailable, cannot read the
+    data, or finds ``limit`` errors or more (the list would not be complete).
+
+    Only *where*: its messages are not jsonschema's, and a place it finds fault with may be
+    valid for jsonschema. A place it finds nothing wrong with is valid for both
+    (tests/unit/test_schema_fast_path.py), which is what lets a caller skip it.
+    """
+    validator = _compiled(name)
+    if validator is None:
+        return None
+    paths: list[tuple[Any, ...]] = []
+    try:
+        for error in validator.iter_errors(data):
+            if len(paths) >= limit:
+                return None
+            paths.append(tuple(error.instance_path))
+    except (ValueError, OverflowError, TypeError):
+        return None
+    return paths
 
 
 #: Optional modules jsonschema imports eagerly for format checks the validator never runs;
