@@ -23,7 +23,7 @@ not read. It is only ever asked about texts the block reader accepted. So correc
 How it is fast: the block reader accepts only ``\\n`` line breaks and printable characters, so
 each scan is one compiled pattern searched over the text from an offset (a line at a given
 indentation, or the next line with content), run in C; offsets become lines through a sparse
-table of line counts built once. What a container's scan found (a mapping's keys, a sequence's
+table of line counts built once (:mod:`.lineindex`). What a container's scan found (a mapping's keys, a sequence's
 entries) is kept, so a thousand findings in one long list scan it once.
 """
 
@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import re
 from typing import Any
+
+from .lineindex import LineIndex
 
 __all__ = ["BlockLocator"]
 
@@ -48,9 +50,6 @@ _FLOW_ITEM = re.compile(r""""[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\n]*(?:''[^'\n]*)*'
 _SPACES = re.compile(" *")
 # Between '[' or ',' and the next item of a flow sequence: it may go on on the next line.
 _GAP = re.compile(" *(?:\n *)?")
-# Characters per entry of the table of line counts.
-_STRIDE = 1 << 14
-
 # What a value is written as: a scalar, a one-line flow sequence or {} (at the offset), a block
 # mapping (offset of its first key, column), a block sequence (offset of its first dash, column),
 # or an empty value (the offset just past its ':' or '-').
@@ -63,7 +62,7 @@ class BlockLocator:
     def __init__(self, text: str, data: Any) -> None:
         self.text = text
         self.data = data
-        self._counts: list[int] | None = None
+        self._lines = LineIndex(text)
         # Offset of a mapping's first key -> {key: offset of the key}; offset of a sequence's
         # first dash (or of a flow sequence's '[') -> the offsets of its entries.
         self._keys: dict[int, dict[str, int]] = {}
@@ -297,21 +296,11 @@ class BlockLocator:
         return not isinstance(value, list) and (not isinstance(value, dict) or not value)
 
     def _line_start(self, offset: int) -> int:
-        return self.text.rfind("\n", 0, offset) + 1
+        return self._lines.line_start(offset)
 
     def _line_col(self, offset: int) -> tuple[int, int]:
         """1-based line and column (in characters) of an offset of the text."""
-        counts = self._counts
-        if counts is None:
-            text = self.text
-            counts = [0]
-            for start in range(0, len(text), _STRIDE):
-                counts.append(counts[-1] + text.count("\n", start, start + _STRIDE))
-            self._counts = counts
-        block = offset // _STRIDE
-        line = counts[block] + self.text.count("\n", block * _STRIDE, offset) + 1
-        return line, offset - self._line_start(offset) + 1
-
+        return self._lines.line_col(offset)
 
 def _past(pattern: re.Pattern[str], text: str, at: int) -> int:
     """The end of what ``pattern`` (which may match nothing) matches at ``at``."""

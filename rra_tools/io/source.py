@@ -53,23 +53,27 @@ class SourceDocument:
     #: Every integer of ``data`` is known to lie in INT_MIN..INT_MAX (the fast block reader
     #: leaves any other to the located reader), so nobody need look for one.
     integers_in_range: bool = False
-    #: Read by the fast block reader (YAML): positions are first looked for along each pointer
-    #: in the text (:mod:`.blocklocate`), and only where that is unsure by re-reading it all.
+    #: Read by the fast block reader (YAML) or by the JSON decoder: positions are first looked
+    #: for along each pointer in the text (:mod:`.blocklocate`, :mod:`.jsonlocate`), and only
+    #: where that is unsure by re-reading it all.
     _block_read: bool = False
+    _json_read: bool = False
     _locator: Any = None
 
     def position(self, pointer: tuple[str | int, ...]) -> Position | None:
         """Where the value at ``pointer`` is written; the nearest enclosing value if it is absent."""
-        if self._positions is None and self._block_read:
+        if self._positions is None and (self._block_read or self._json_read):
             if self._locator is None:
                 from .blocklocate import BlockLocator
+                from .jsonlocate import JsonLocator
 
-                self._locator = BlockLocator(self.text, self.data)
+                self._locator = (BlockLocator if self._block_read else JsonLocator)(self.text, self.data)
             found = self._locator.position(pointer)
             if found is not None:
                 return Position(*found)
             # Unsure: the located reader's positions from now on (the same answers, all of them).
-            self._block_read, self._locator = False, None
+            self._block_read = self._json_read = False
+            self._locator = None
         if self._positions is None:
             self._positions = _located_positions(self.text, self.data) if self._unlocated else {}
         node = self.data
@@ -121,7 +125,8 @@ def parse_document(text: str, *, located: bool = True) -> SourceDocument:
     Raises :class:`LoadError` when the text is not a single, well-formed document within the
     bounds; duplicate keys are recorded in ``problems`` and the first value is kept. Without
     ``located``, a reader that records no positions may be used (same data, same errors);
-    :meth:`SourceDocument.position` then re-reads the text when first asked.
+    :meth:`SourceDocument.position` then finds each position along its pointer in the text
+    (:mod:`.blocklocate`, :mod:`.jsonlocate`), or re-reads the whole text where those are unsure.
 
     >>> parse_document("a: [1, 2]").data
     {'a': [1, 2]}
@@ -171,7 +176,7 @@ def _parse_json(text: str) -> SourceDocument | None:
         # The YAML reader locates each duplicate; JSON is a subset of YAML 1.2 flow style.
         return None
     values = _check_bounds(data)
-    return SourceDocument(text=text, data=data, values=values, _unlocated=True)
+    return SourceDocument(text=text, data=data, values=values, _unlocated=True, _json_read=True)
 
 
 def _check_bounds(data: Any) -> int:

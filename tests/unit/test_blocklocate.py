@@ -251,3 +251,21 @@ def test_a_finding_is_located_without_re_reading_the_manifest(tmp_path: Path) ->
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0, 1, 2, 5, 700, 16383, 16384, 16385, 40000]), min_size=1, max_size=6),
+       st.lists(st.integers(0, 10**6), min_size=1, max_size=20))
+def test_line_index_counts_as_splitting_does(lengths: list[int], picks: list[int]) -> None:
+    # Lines of these lengths (long ones span the 16 KiB blocks of the tables); every offset asked
+    # must get the line and column that splitting the text gives.
+    from rra_tools.io.lineindex import LineIndex
+
+    text = "\n".join("x" * n for n in lengths)
+    index = LineIndex(text)
+    offsets = {0, len(text)} | {p % (len(text) + 1) for p in picks} | {m for m in (16383, 16384, 16385, 32768)
+                                                                        if m <= len(text)}
+    for offset in sorted(offsets):
+        before = text[:offset]
+        expected = (before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1)
+        assert index.line_col(offset) == expected, offset
