@@ -4,8 +4,9 @@ Why this exists: a JSON manifest is read by Python's decoder, which records no p
 now the first finding made :meth:`.source.SourceDocument.position` re-read the whole text with
 the located YAML reader (JSON is YAML 1.2 flow style) and pair the two trees: ~6 s on the
 15 MiB manifest of 10,000 launchers. Here the positions along one pointer are read off the text:
-the entries of each object on the way (keys read and values skipped by the decoder's own C
-scanner), kept for the next finding.
+the members of each object and the items of each array on the way, read in order only as far
+as the pointer needs (keys read and values skipped by the decoder's own C scanner), and where
+each stopped kept for the next finding.
 
 It answers exactly what the located reader records: libyaml marks a JSON value at its first
 character and a key at its opening quote; ``(line, column, key_line, key_column)`` for an
@@ -15,8 +16,8 @@ It **refuses** (answers None: the caller re-reads the whole text as before) what
 reader might read differently from the JSON decoder: characters YAML does not allow or reads as
 line breaks (tabs and carriage returns included, as :mod:`.blockyaml` refuses them), escapes of
 surrogate code points, a key over 1,000 characters or not on the line of its colon (libyaml's
-limits on implicit keys), and a text that does not agree with the data (another number of
-members or items than the data hold, a container where the data has a scalar).
+limits on implicit keys), and a text that does not agree with the data (keys in another order
+or number than the data's, another number of items, a container where the data has a scalar).
 """
 
 from __future__ import annotations
@@ -45,10 +46,10 @@ class JsonLocator:
         self.data = data
         self._lines = LineIndex(text)
         self._sure: bool | None = None
-        # Offset of an object's '{' -> {key: (offset of its quote, offset of its value)};
-        # offset of an array's '[' -> the offsets of its items. None: not read as expected.
-        self._members: dict[int, dict[str, tuple[int, int]] | None] = {}
-        self._items: dict[int, list[int] | None] = {}
+        # Offset of an object's '{' -> [{key: (offset of its quote, offset of its value)}, ...];
+        # offset of an array's '[' -> [the offsets of its items, ...] (see _member).
+        self._members: dict[int, list[Any]] = {}
+        self._items: dict[int, list[Any]] = {}
         self._skip = json.JSONDecoder().raw_decode
 
     def position(self, pointer: tuple[str | int, ...]) -> tuple[int, ...] | None:
@@ -59,29 +60,30 @@ class JsonLocator:
         root = _end(_SPACE, self.text, 0)
         if not self.text.startswith("{", root) or not isinstance(self.data, dict):
             return None
-        members = self._object(root, self.data)
-        if members is None:
-            return None
         # The start: the first key, as the located reader's table has it (line 1, column 1 for {}).
-        first = min((key for key, _ in members.values()), default=None)
-        best: tuple[int, ...] = (1, 1) if first is None else self._line_col(first)
+        best: tuple[int, ...] = (1, 1)
+        if self.data:
+            first = self._member(root, self.data, next(iter(self.data)))
+            if first is None:
+                return None
+            best = self._line_col(first[0])
         node, at = self.data, root
         for part in pointer:
             if isinstance(node, dict):
                 if not isinstance(part, str) or part not in node:
                     break
-                table = self._object(at, node)
-                if table is None or part not in table:
+                member = self._member(at, node, part)
+                if member is None:
                     return None
-                key, at = table[part]
+                key, at = member
                 best = (*self._line_col(at), *self._line_col(key))
             elif isinstance(node, list):
                 if not isinstance(part, int) or not 0 <= part < len(node):
                     break
-                items = self._array(at, node)
-                if items is None:
+                item = self._item(at, node, part)
+                if item is None:
                     return None
-                at = items[part]
+                at = item
                 best = self._line_col(at)
             else:
                 break
@@ -96,66 +98,76 @@ class JsonLocator:
             self._sure = not _unsafe(self.text) and _SURROGATE.search(self.text) is None
         return self._sure
 
-    def _object(self, at: int, node: dict[str, Any]) -> dict[str, tuple[int, int]] | None:
-        """The members of the object at ``at``, when they are as many as ``node`` holds."""
-        if at not in self._members:
-            self._members[at] = self._read_object(at)
-        members = self._members[at]
-        return members if members is not None and len(members) == len(node) else None
+    # An object or array is read only as far as a finding needs, and where that stopped is kept:
+    # [what was read, the offset to go on from, finished]. The offset is that of the last value
+    # read (to be skipped first), or of the opening bracket before any.
 
-    def _array(self, at: int, node: list[Any]) -> list[int] | None:
-        """The items of the array at ``at``, when they are as many as ``node`` holds."""
-        if at not in self._items:
-            self._items[at] = self._read_array(at)
-        items = self._items[at]
-        return items if items is not None and len(items) == len(node) else None
-
-    def _read_object(self, brace: int) -> dict[str, tuple[int, int]] | None:
-        text = self.text
-        members: dict[str, tuple[int, int]] = {}
-        at = _end(_SPACE, text, brace + 1)
-        if text.startswith("}", at):
-            return members
+    def _member(self, brace: int, node: dict[str, Any], key: str) -> tuple[int, int] | None:
+        """(offset of the key's quote, offset of its value) of ``key`` in the object at ``brace``;
+        None when the text's members are not the keys of ``node`` in their order."""
+        state = self._members.get(brace)
+        if state is None:
+            state = self._members[brace] = [{}, brace, False]
+        members: dict[str, tuple[int, int]] = state[0]
+        keys = list(node) if len(members) < len(node) and key not in members else []
         try:
-            while True:
-                if not text.startswith('"', at):
+            while key not in members and not state[2]:
+                at = self._after(state[1], "}", not members)
+                if at < 0:
+                    state[2] = True
+                    break
+                if len(members) >= len(keys) or not self.text.startswith('"', at):
                     return None
-                key, after = self._skip(text, at)
+                name, after = self._skip(self.text, at)
                 colon = after
-                while text.startswith(" ", colon):
+                while self.text.startswith(" ", colon):
                     colon += 1
-                if not text.startswith(":", colon) or colon - at > _LONGEST_KEY or key in members:
+                # The decoder's keys come in the order of the text: the next one must be it.
+                if name != keys[len(members)] or not self.text.startswith(":", colon) or colon - at > _LONGEST_KEY:
                     return None
-                value = _end(_SPACE, text, colon + 1)
-                members[key] = (at, value)
-                at = _end(_SPACE, text, self._skip(text, value)[1])
-                if text.startswith(",", at):
-                    at = _end(_SPACE, text, at + 1)
-                elif text.startswith("}", at):
-                    return members
-                else:
-                    return None
+                value = _end(_SPACE, self.text, colon + 1)
+                members[name] = (at, value)
+                state[1] = value
         except ValueError:  # not JSON here after all: leave it to the located reader
             return None
+        if state[2] and len(members) != len(node):
+            return None
+        return members.get(key)
 
-    def _read_array(self, bracket: int) -> list[int] | None:
-        text = self.text
-        items: list[int] = []
-        at = _end(_SPACE, text, bracket + 1)
-        if text.startswith("]", at):
-            return items
+    def _item(self, bracket: int, node: list[Any], index: int) -> int | None:
+        """The offset of item ``index`` of the array at ``bracket``; None when the text holds
+        another number of items than ``node``."""
+        state = self._items.get(bracket)
+        if state is None:
+            state = self._items[bracket] = [[], bracket, False]
+        items: list[int] = state[0]
         try:
-            while True:
+            while len(items) <= index and not state[2]:
+                at = self._after(state[1], "]", not items)
+                if at < 0:
+                    state[2] = True
+                    break
                 items.append(at)
-                at = _end(_SPACE, text, self._skip(text, at)[1])
-                if text.startswith(",", at):
-                    at = _end(_SPACE, text, at + 1)
-                elif text.startswith("]", at):
-                    return items
-                else:
-                    return None
+                state[1] = at
         except ValueError:
             return None
+        if len(items) > len(node) or (state[2] and len(items) != len(node)):
+            return None
+        return items[index] if index < len(items) else None
+
+    def _after(self, at: int, close: str, first: bool) -> int:
+        """Where the next member or item starts: past the opening bracket at ``at`` (``first``)
+        or past the value at ``at`` and its comma; -1 at the closing bracket. Raises ValueError
+        where the text is not as expected."""
+        text = self.text
+        at = _end(_SPACE, text, at + 1 if first else self._skip(text, at)[1])
+        if text.startswith(close, at):
+            return -1
+        if not first:
+            if not text.startswith(",", at):
+                raise ValueError(at)
+            at = _end(_SPACE, text, at + 1)
+        return at
 
     def _line_col(self, offset: int) -> tuple[int, int]:
         return self._lines.line_col(offset)

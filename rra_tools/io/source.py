@@ -58,7 +58,7 @@ class SourceDocument:
     #: where that is unsure by re-reading it all.
     _block_read: bool = False
     _json_read: bool = False
-    _locator: Any = None
+    _locator: Any = field(default=None, repr=False, compare=False)
 
     def position(self, pointer: tuple[str | int, ...]) -> Position | None:
         """Where the value at ``pointer`` is written; the nearest enclosing value if it is absent."""
