@@ -205,10 +205,19 @@ _LIST_CUTTABLE = frozenset({"type", "items", "minItems", "title", "description",
 
 @cache
 def _cuttable_lists() -> tuple[str, ...]:
-    """The top-level fields whose value is a list each entry of which is checked alone against
-    one schema (no bound on the count but a ``minItems`` of at most 1, no ``uniqueItems`` or
-    ``contains``, no pattern property of the root applying to the field too)."""
-    schema = _validator().schema
+    return cuttable_lists(_validator().schema)
+
+
+def cuttable_lists(schema: Any) -> tuple[str, ...]:
+    """The top-level fields of ``schema`` (references inlined) whose value is a list each entry
+    of which is checked alone against one schema: no bound on the count but a ``minItems`` of at
+    most 1, no ``uniqueItems`` or ``contains``, no pattern property of the root applying to the
+    field too, and a root that judges the document by its keys only.
+
+    >>> cuttable_lists({"properties": {"a": {"type": "array", "items": {}}, "b": {"type": "array", "items": {},
+    ...                 "uniqueItems": True}}})
+    ('a',)
+    """
     if not isinstance(schema, Mapping) or not _ROOT_BY_KEYS.issuperset(schema):
         return ()
     patterns = [re.compile(p) for p in schema.get("patternProperties", {})]

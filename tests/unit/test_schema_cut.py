@@ -129,3 +129,47 @@ def test_short_lists_and_list_level_errors_are_not_cut() -> None:
 
 def test_the_cuttable_lists_are_the_top_level_lists_of_entries() -> None:
     assert set(schema_layer._cuttable_lists()) == {"changes", "claims", "data", "discrepancies", "launchers", "levels"}
+
+
+@pytest.mark.parametrize(("schema", "expected"), [
+    ({"type": "object", "properties": {"a": {"type": "array", "items": {}, "minItems": 1}}}, ("a",)),
+    # The root judges more than keys: nothing is cut.
+    ({"allOf": [{}], "properties": {"a": {"type": "array", "items": {}}}}, ()),
+    ({"if": {}, "properties": {"a": {"type": "array", "items": {}}}}, ()),
+    (["not", "a", "schema"], ()),
+    # Lists judged as a whole, or whose entries are not each checked against one schema.
+    ({"properties": {"a": {"type": "array", "items": {}, "minItems": 2}}}, ()),
+    ({"properties": {"a": {"type": "array", "items": {}, "maxItems": 9}}}, ()),
+    ({"properties": {"a": {"type": "array", "items": {}, "uniqueItems": True}}}, ()),
+    ({"properties": {"a": {"type": "array", "items": {}, "contains": {}}}}, ()),
+    ({"properties": {"a": {"type": "array", "prefixItems": [{}], "items": {}}}}, ()),
+    ({"properties": {"a": {"type": "array", "items": [{}]}}}, ()),
+    ({"properties": {"a": {"type": "array"}}}, ()),
+    ({"properties": {"a": {"type": "object", "items": {}}}}, ()),
+    ({"properties": {"a": True}}, ()),
+    # A pattern property of the root applies to the field too.
+    ({"patternProperties": {"^x-": {}, "a$": {}}, "properties": {"a": {"type": "array", "items": {}},
+                                                                  "b": {"type": "array", "items": {}}}}, ("b",)),
+])
+def test_which_lists_can_be_cut(schema: Any, expected: tuple[str, ...]) -> None:
+    assert schema_layer.cuttable_lists(schema) == expected
+
+
+def test_nothing_is_cut_when_the_compiled_validator_cannot_say_where() -> None:
+    # It cannot read a lone surrogate: the whole document is walked.
+    data = sweep()
+    data["claims"][5]["notes"] = "\ud800"
+    assert schema_layer._cut_long_lists(data) == (data, {})
+    assert schema_layer._cut_long_lists(["not", "a", "mapping"]) == (["not", "a", "mapping"], {})
+
+
+def test_compiled_error_paths() -> None:
+    from rra_tools.io.schemas import compiled_error_paths
+
+    data = sweep()
+    data["claims"][5]["notes"] = "x"
+    data["launchers"][2]["seeds"] = "0"
+    assert compiled_error_paths(data) == [("launchers", 2, "seeds"), ("claims", 5)]
+    assert compiled_error_paths(data, limit=2) == [("launchers", 2, "seeds"), ("claims", 5)]
+    assert compiled_error_paths(data, limit=1) is None  # more errors than asked for: not complete
+    assert compiled_error_paths(sweep()) == []
