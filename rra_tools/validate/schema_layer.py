@@ -162,9 +162,8 @@ def _cut_long_lists(data: Any) -> tuple[Any, dict[str, list[int]]]:
     lists is checked against the entries' schema alone (:func:`_cuttable_lists` makes sure of
     it), and one the compiled validator finds nothing wrong with is valid for jsonschema too
     (its "valid" is trusted the same way for the whole document): so jsonschema finds in the
-    cut document exactly the errors it finds in the whole one, at the kept indexes. A list is
-    kept whole when an error is about the list itself, and nothing is cut when the compiled
-    validator cannot say where its errors are.
+    cut document exactly the errors it finds in the whole one, at the kept indexes. Nothing is
+    cut when the compiled validator cannot say where its errors are.
     """
     if type(data) is not dict:
         return data, {}
@@ -175,18 +174,15 @@ def _cut_long_lists(data: Any) -> tuple[Any, dict[str, list[int]]]:
     if paths is None:
         return data, {}
     faulty: dict[str, set[int]] = {key: set() for key in long}
-    whole: set[str] = set()
     for path in paths:
-        if path and path[0] in faulty:
-            if len(path) >= 2 and type(path[1]) is int:
-                faulty[path[0]].add(path[1])
-            else:
-                whole.add(path[0])
+        # An error is about an entry (path[1] its index): a list these fields' schemas can find
+        # fault with as a whole is not long (minItems of at most 1, no other bound; see
+        # cuttable_lists) or not a list (it is not cut).
+        if len(path) >= 2 and path[0] in faulty:
+            faulty[path[0]].add(path[1])
     walked = dict(data)  # the same keys in the same order: findings come out in the same order
     cut: dict[str, list[int]] = {}
     for key, indexes in faulty.items():
-        if key in whole:
-            continue
         # One entry (valid) stays in a list without faults: it keeps a minItems of 1 met.
         kept = sorted(indexes) or [0]
         entries = data[key]

@@ -173,3 +173,34 @@ def test_compiled_error_paths() -> None:
     assert compiled_error_paths(data, limit=2) == [("launchers", 2, "seeds"), ("claims", 5)]
     assert compiled_error_paths(data, limit=1) is None  # more errors than asked for: not complete
     assert compiled_error_paths(sweep()) == []
+
+
+class WalkSpy:
+    """jsonschema's validator, recording the length of the lists of each document it walks."""
+
+    def __init__(self, validator: Any) -> None:
+        self.validator = validator
+        self.schema = validator.schema
+        self.walked: list[dict[str, int]] = []
+
+    def iter_errors(self, data: Any) -> Any:
+        self.walked.append({k: len(v) for k, v in data.items() if isinstance(v, list)})
+        return self.validator.iter_errors(data)
+
+
+@pytest.mark.parametrize("integers_in_range", [True, False])
+def test_check_schema_walks_the_cut_document(integers_in_range: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # When the compiled validator is loaded (as here) even a document of few values is asked,
+    # found invalid, cut, and walked cut: whether or not the reader vouched for its integers
+    # (then the exact check of has_out_of_range_integer finds none).
+    from rra_tools.io.schemas import compiled_is_valid
+
+    assert compiled_is_valid({}) is False  # loaded
+    spy = WalkSpy(schema_layer._validator())
+    monkeypatch.setattr(schema_layer, "_validator", lambda: spy)
+    data = sweep()
+    data["claims"][9]["notes"] = "x"
+    found = list(check_schema(data, values=0, integers_in_range=integers_in_range))
+    assert [f.pointer for f in found] == [("claims", 9, "notes")]
+    assert [walked["claims"] for walked in spy.walked] == [1]
+    assert [walked["launchers"] for walked in spy.walked] == [1]
