@@ -78,6 +78,9 @@ MODULES: dict[str, list[str]] = {
                                "-k", "limits or out_of_range or integer or range or source or bad"],
     "rra_tools/io/blockyaml.py": ["tests/unit/test_blockyaml.py", "tests/unit/test_source.py",
                                   "tests/unit/test_blockyaml_bounds.py"],
+    # The locators of findings in the text (positions without the located reader's re-read).
+    "rra_tools/io/blocklocate.py": ["tests/unit/test_blocklocate.py"],
+    "rra_tools/io/jsonlocate.py": ["tests/unit/test_jsonlocate.py"],
 }
 
 #: Mutants that cannot change behaviour, by module and "function: before -> after", with the
@@ -245,6 +248,24 @@ EQUIVALENT: dict[str, dict[str, str]] = {
     "rra_tools/validate/rules/levels.py": {
         "run_records: break -> continue":
             "past the cap every later file is skipped either way; break only stops listing sooner",
+    },
+    "rra_tools/io/blocklocate.py": {
+        **{f"_value: 0 -> 1{n}": "the third member of a scalar's, flow sequence's or empty value's shape: only "
+                                 "a block mapping's or sequence's (their column) is ever read"
+           for n in ("", " (#2)")},
+        **{k: "end = text.find('\\n', first) where first is the offset of a key (never a line break): found, "
+              "end > first >= 0, so end < 0, end <= 0 and end < 1 agree"
+           for k in ("_scan_keys: end < 0 -> end <= 0", "_scan_keys: 0 -> 1")},
+        "_item_of_sequence: 0 -> 1": "the third member of a flow sequence item's shape (a scalar's): never read",
+    },
+    "rra_tools/io/jsonlocate.py": {
+        "_member: len(members) < len(node) and key not in members -> len(members) < len(node) or key not in members":
+            "keys (the data's keys in order) is only read inside the loop, which runs only while key is not in "
+            "members, and there a list of every key answers as the empty one does when members are as many",
+        "_member: True -> False": "an object read to its end not marked so: the loop breaks all the same, and a "
+                                  "later call skips the last value again to find the same '}'",
+        "_item: break -> continue": "after state[2] = True the loop's condition ends it either way",
+        "_item: 0 -> 1 (#2)": "at < 0 or at < 1 where at is -1 or the offset of an item, past an opening bracket",
     },
 }
 

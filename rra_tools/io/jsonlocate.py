@@ -136,7 +136,7 @@ class JsonLocator:
 
     def _item(self, bracket: int, node: list[Any], index: int) -> int | None:
         """The offset of item ``index`` of the array at ``bracket``; None when the text holds
-        another number of items than ``node``."""
+        fewer items."""
         state = self._items.get(bracket)
         if state is None:
             state = self._items[bracket] = [[], bracket, False]
@@ -151,8 +151,8 @@ class JsonLocator:
                 state[1] = at
         except ValueError:
             return None
-        if len(items) > len(node) or (state[2] and len(items) != len(node)):
-            return None
+        # Items are read only up to the one asked for, which the data hold: fewer in the text
+        # (its end reached first) is the one disagreement there can be.
         return items[index] if index < len(items) else None
 
     def _after(self, at: int, close: str, first: bool) -> int:

@@ -74,6 +74,7 @@ def test_json_locator_agrees_on_generated_documents(data: Any, layout: dict[str,
     '{\n  "a": {\n    "b": [\n      1,\n      2\n    ]\n  },\n  "c":"x" , "d"  :  true\n}\n',
     '  {"é": "ü", "k": ["😀", 1.5e3, -2]}',
     '{"a":1,"b":{"c":[{"d":2}]}}',
+    '{"a" : 1, "b" : [2, {"c" :3}]}',     # a space before the colon
     '{}',
     '{"a": "\\u00e9\\/\\n", "\\u00fc": [0.5]}',
 ])
