@@ -81,6 +81,10 @@ MODULES: dict[str, list[str]] = {
     # The locators of findings in the text (positions without the located reader's re-read).
     "rra_tools/io/blocklocate.py": ["tests/unit/test_blocklocate.py"],
     "rra_tools/io/jsonlocate.py": ["tests/unit/test_jsonlocate.py"],
+    "rra_tools/validate/schema_layer.py": ["tests/unit/test_schema_cut.py", "tests/unit/test_schema_fast_path.py",
+                                           "tests/unit/test_validate_shortcuts.py",
+                                           "tests/unit/test_files_schema_equivalence.py", "tests/unit/test_rules.py",
+                                           "tests/unit/test_conformance.py"],
 }
 
 #: Mutants that cannot change behaviour, by module and "function: before -> after", with the
@@ -248,6 +252,11 @@ EQUIVALENT: dict[str, dict[str, str]] = {
     "rra_tools/validate/rules/levels.py": {
         "run_records: break -> continue":
             "past the cap every later file is skipped either way; break only stops listing sooner",
+    },
+    "rra_tools/validate/schema_layer.py": {
+        "check_schema: values >= FAST_PATH_MIN_VALUES -> values > FAST_PATH_MIN_VALUES":
+            "a document of exactly 20,000 values asks the compiled validator first or not: the same findings "
+            "either way (only the time differs), and the test process has it loaded anyway",
     },
     "rra_tools/io/blocklocate.py": {
         **{f"_value: 0 -> 1{n}": "the third member of a scalar's, flow sequence's or empty value's shape: only "

@@ -122,6 +122,11 @@ def test_short_lists_and_list_level_errors_are_not_cut() -> None:
     data["claims"] = data["claims"][:10]  # short: walked whole
     walked, cut = schema_layer._cut_long_lists(data)
     assert "claims" not in cut and walked["claims"] is data["claims"]
+    limit = schema_layer.CUT_MIN_ENTRIES
+    data["claims"] = sweep()["claims"][:limit]  # as long as a list walked whole may be
+    assert "claims" not in schema_layer._cut_long_lists(data)[1]
+    data["claims"] = sweep()["claims"][:limit + 1]
+    assert schema_layer._cut_long_lists(data)[1]["claims"] == [0]
     data = sweep()
     data["launchers"] = "train"  # not a list at all: nothing to cut there
     assert "launchers" not in schema_layer._cut_long_lists(data)[1]
