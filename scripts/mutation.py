@@ -85,6 +85,8 @@ MODULES: dict[str, list[str]] = {
                                            "tests/unit/test_validate_shortcuts.py",
                                            "tests/unit/test_files_schema_equivalence.py", "tests/unit/test_rules.py",
                                            "tests/unit/test_conformance.py"],
+    "rra_tools/validate/rules/references.py": ["tests/unit/test_rules.py", "tests/unit/test_rules_equivalence.py",
+                                               "tests/unit/test_conformance.py"],
 }
 
 #: Mutants that cannot change behaviour, by module and "function: before -> after", with the
@@ -258,6 +260,9 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             "a document of exactly 20,000 values asks the compiled validator first or not: the same findings "
             "either way (only the time differs), and the test process has it loaded anyway",
         "cuttable_lists: 0 -> 1": "the minItems assumed when a list schema has none: 0 and 1 are both at most 1",
+    },
+    "rra_tools/validate/rules/references.py": {
+        "__init__: False -> True": "_Suggestions.spent is set by every closest() before _ref reads it",
     },
     "rra_tools/io/blocklocate.py": {
         **{f"_value: 0 -> 1{n}": "the third member of a scalar's, flow sequence's or empty value's shape: only "

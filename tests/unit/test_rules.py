@@ -76,7 +76,8 @@ def test_unknown_references_share_a_budget_for_suggestions(tmp_path: Path) -> No
     count = 1_000
     m["launchers"] = [dict(launcher, id=f"train-{i:04d}") for i in range(count)]
     claim = m["claims"][0]
-    per = _BUDGET // count  # unknown references that get a suggestion
+    per = _BUDGET // count  # unknown references that get a suggestion (200: the message's figure)
+    assert _BUDGET == 200_000
     m["claims"] = [dict(claim, id=f"acc-{i:04d}", launcher=f"trian-{i:04d}") for i in range(per + 3)]
     m["claims"].append(dict(claim, id="again", launcher="trian-0000"))  # asked before: still answered
     hints = [d.hint for d in validate_path(write(tmp_path, m)).diagnostics if d.code == "RRA201"]
@@ -85,8 +86,30 @@ def test_unknown_references_share_a_budget_for_suggestions(tmp_path: Path) -> No
     listed = ", ".join(f"'train-{i:04d}'" for i in range(8))
     assert hints[per:per + 3] == [
         f"declared launcher ids: {listed}, ... ({count} in all; no 'did you mean': the unknown references "
-        f"before this one used up its budget of {_BUDGET:,} name comparisons)"] * 3
+        "before this one used up its budget of 200,000 name comparisons)"] * 3
     assert hints[-1] == "did you mean 'train-0000'?"
+
+
+def test_a_reference_answered_before_the_budget_ran_out_keeps_its_answer() -> None:
+    # A value with no close name, asked again once the budget is spent, still says only that
+    # (not that the budget ran out); one with a close name keeps its suggestion.
+    from rra_tools.validate.rules.references import _ref, _Suggestions
+
+    known = {f"train-{i}": {} for i in range(5)}
+    suggestions = _Suggestions(budget=10)
+    listed = "declared launcher ids: 'train-0', 'train-1', 'train-2', 'train-3', 'train-4'"
+    spent = f"{listed} (5 in all; no 'did you mean': the unknown references before this one used up its budget"
+    hints = [_ref("launcher", value, known, ("claims", i, "launcher"), suggestions).hint
+             for i, value in enumerate(["zzzz", "trian-1", "trian-2", "zzzz", "trian-1"])]
+    assert hints[:2] == [listed, "did you mean 'train-1'?"]
+    assert hints[2] is not None and hints[2].startswith(spent)
+    assert hints[3:] == [listed, "did you mean 'train-1'?"]
+    # Eight ids are listed whole; of nine, eight and an ellipsis.
+    eight = {f"t{i}": {} for i in range(8)}
+    assert _ref("launcher", "zzzz", eight, ()).hint == "declared launcher ids: " + ", ".join(f"'t{i}'" for i in range(8))
+    nine = {**eight, "t8": {}}
+    assert _ref("launcher", "zzzz", nine, ()).hint == "declared launcher ids: " + ", ".join(
+        f"'t{i}'" for i in range(8)) + ", ..."
 
 
 def test_digest_mismatch_names_both_digests(tmp_path: Path) -> None:

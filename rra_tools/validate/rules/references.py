@@ -71,6 +71,7 @@ class _Suggestions:
     def closest(self, value: str, names: list[str]) -> str | None:
         key = (id(names), value)
         if key in self._memo:
+            self.spent = False  # answered (a close name or none) before the budget ran out
             return self._memo[key]
         self.spent = self.left < len(names)
         if self.spent:
