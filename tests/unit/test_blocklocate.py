@@ -280,6 +280,16 @@ def test_a_finding_is_located_without_re_reading_the_manifest(tmp_path: Path) ->
     assert "    launcher: train\n" in text
     manifest.write_text(text.replace("    launcher: train\n", "    launcher: trian\n"), encoding="utf-8")
     line = text[: text.index("    launcher: train\n")].count("\n") + 1
+    out, builds = validate_counting_builds(manifest, tmp_path)
+    assert f"rra.yaml:{line}:15: error[RRA201] launcher 'trian' is not declared" in out, out
+    assert f"{line} |     launcher: trian\n" + " " * (len(str(line)) + 3) + " " * 14 + "^^^^^" in out, out
+    assert builds == 0, "the manifest was re-read by the located reader"
+
+
+def validate_counting_builds(manifest: Path, tmp_path: Path) -> tuple[str, int]:
+    """``rra validate MANIFEST`` (expected to find something) through the real CLI: its output,
+    and how many times the located reader built a document in that process, counted by a spy (a
+    sitecustomize module on PYTHONPATH that wraps the build and writes the count at exit)."""
     spy = tmp_path / "spy"
     spy.mkdir()
     counts = tmp_path / "builds.txt"
@@ -297,10 +307,7 @@ def test_a_finding_is_located_without_re_reading_the_manifest(tmp_path: Path) ->
     path = os.pathsep.join([str(spy), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     done = rra("validate", str(manifest), env={"PYTHONPATH": path, "RRA_TEST_BUILDS": str(counts)})
     assert done.returncode == 1, done.stderr
-    out = done.stdout + done.stderr
-    assert f"rra.yaml:{line}:15: error[RRA201] launcher 'trian' is not declared" in out, out
-    assert f"{line} |     launcher: trian\n" + " " * (len(str(line)) + 3) + " " * 14 + "^^^^^" in out, out
-    assert counts.read_text() == "0", "the manifest was re-read by the located reader"
+    return done.stdout + done.stderr, int(counts.read_text())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -21,9 +21,8 @@ from hypothesis import strategies as st
 from rra_tools.io.errors import LoadError
 from rra_tools.io.jsonlocate import JsonLocator
 from rra_tools.io.source import Position, SourceDocument, parse_document
-from tests.rra_cli import rra
 
-from .test_blocklocate import pointers
+from .test_blocklocate import pointers, validate_counting_builds
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -120,8 +119,8 @@ def test_a_json_sweep_is_located_whole() -> None:
     launchers = [{"id": f"t-{i}", "argv": ["python", "t.py", str(i)], "seeds": [0, 1], "env": {"A": "1"}}
                  for i in range(30)]
     claims = [{"id": f"c-{i}", "launcher": f"t-{i}", "reported": {"value": 1.5}} for i in range(30)]
-    for layout in ({}, {"indent": 2}):
-        counts = check_json(json.dumps({"rra_version": "1.0", "launchers": launchers, "claims": claims}, **layout))
+    for indent in (None, 2):
+        counts = check_json(json.dumps({"rra_version": "1.0", "launchers": launchers, "claims": claims}, indent=indent))
         assert counts is not None and counts[0] == 0 and counts[1] > 500
 
 
@@ -147,23 +146,6 @@ def test_a_json_finding_is_located_without_re_reading(tmp_path: Path) -> None:
     text = json.dumps(data, indent=2) + "\n"
     (tmp_path / "rra.json").write_text(text, encoding="utf-8")
     line = text[: text.index('"launcher": "trian"')].count("\n") + 1
-    spy = tmp_path / "spy"
-    spy.mkdir()
-    counts = tmp_path / "builds.txt"
-    (spy / "sitecustomize.py").write_text(
-        "import atexit, os\n"
-        "import rra_tools.io.source as source\n"
-        "calls = []\n"
-        "original = source._YamlBuilder.build\n"
-        "def build(self):\n"
-        "    calls.append(1)\n"
-        "    return original(self)\n"
-        "source._YamlBuilder.build = build\n"
-        "atexit.register(lambda: open(os.environ['RRA_TEST_BUILDS'], 'w').write(str(len(calls))))\n",
-        encoding="utf-8")
-    path = os.pathsep.join([str(spy), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    done = rra("validate", str(tmp_path / "rra.json"), env={"PYTHONPATH": path, "RRA_TEST_BUILDS": str(counts)})
-    assert done.returncode == 1, done.stderr
-    out = done.stdout + done.stderr
+    out, builds = validate_counting_builds(tmp_path / "rra.json", tmp_path)
     assert f"rra.json:{line}:19: error[RRA201] launcher 'trian' is not declared" in out, out
-    assert counts.read_text() == "0", "the manifest was re-read by the located reader"
+    assert builds == 0, "the manifest was re-read by the located reader"
