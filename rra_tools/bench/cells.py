@@ -26,17 +26,20 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 import shutil
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..agents.cell import DEFAULT_LIMITS, CellOptions, compare_usage, run_cell_command
+from ..agents.proxy import Budgets, load_price_table, parse_upstreams
+from ..agents.sandbox import resolve_backend
+from ..errors import RRAError
 from ..io.atomic import write_atomic
+from ..model.cell import MeteredUsage, SandboxLimits
 from ..model.bench_results import (
     RUN_STATES,
     AttemptState,
@@ -47,7 +50,7 @@ from ..model.bench_results import (
     IntervalResult,
     TaskResult,
 )
-from ..model.taskset import CodeCondition
+from ..model.taskset import AttemptLimits, CodeCondition
 from ..run.gpus import GpuInfo
 from ..run.gpus import inventory as gpu_inventory
 from ..run.plan import find_launcher, launcher_order
@@ -56,19 +59,21 @@ from .construction import construction_of
 from .errors import BenchError
 from .executor import CellEvent, CellSlot, execute
 from .executor import CellResult as ExecutorResult
-from .reproducer import kill_leftover, start_reproducer
+from .reproducer import kill_leftover
 from .scoring import group_totals, score_value, totals
 from .slurm import JobResources, SlurmOptions, execute_slurm, launcher_resources, overridden
 from .submissions import read_submission
 from .taskset import LoadedTaskSet, ResolvedTask
 from .workspace import SUBMISSION_NAME, FileState, leaks, prepare_workspace, raw_source, reference_pattern, snapshot
 
-__all__ = ["ATTEMPT_NAME", "SLURM_KINDS", "BenchRun", "Cell", "CellResult", "OnCell", "PreparedCell",
-           "collect_results", "honeypot_values", "judge_cell", "plan_run", "prepare_cell", "run_benchmark", "run_cell",
+__all__ = ["ATTEMPT_NAME", "CALL_LOG_NAME", "SLURM_KINDS", "BenchRun", "Cell", "CellResult", "OnCell", "PreparedCell",
+           "cell_options", "collect_results", "honeypot_values", "judge_cell", "plan_run", "prepare_cell", "run_benchmark", "run_cell",
            "run_cells"]
 
 #: The file beside a cell's workspace that records the attempt's window, snapshot and decoys.
 ATTEMPT_NAME = "attempt.json"
+#: The metering proxy's call log beside a cell's workspace (one JSON line per model call).
+CALL_LOG_NAME = "model-calls.jsonl"
 
 #: Called after each cell with its result (progress output).
 OnCell = Callable[[CellResult], None]
@@ -85,6 +90,12 @@ class BenchRun:
     #: Where caches shared by every cell live (raw code clones); None: ``out/.cache``. Set when
     #: ``out`` is a node-local scratch tree of a Slurm job, laid out like the benchmark directory.
     cache: Path | None = None
+    #: How cells are isolated and metered (:func:`cell_options`); None: the default sandbox
+    #: ('auto') and the providers' public upstreams.
+    options: CellOptions | None = None
+    #: The benchmark directory the evaluator reads (``out`` itself, except in a Slurm job's
+    #: scratch): no cell may see it.
+    home: Path | None = None
 
     def cells(self) -> list[Cell]:
         """Every cell, task by task, then condition, reproducer and repeat."""
@@ -103,10 +114,26 @@ class BenchRun:
         return self.out / "cells" / cell.key
 
 
-def plan_run(taskset: LoadedTaskSet, out: Path, reproducers: Mapping[str, str] | None = None) -> BenchRun:
+def cell_options(taskset: LoadedTaskSet, sandbox: str = "auto", upstreams: Sequence[str] = (),
+                 price_file: Path | None = None) -> CellOptions:
+    """How the cells of ``taskset`` run: ``sandbox`` ('auto', 'podman', 'bwrap' or 'none'),
+    ``upstreams`` ('PROVIDER=URL'), the price table, and the task set's ``sandbox`` settings.
+    SandboxError when no sandbox of that kind can run here; ProxyError for a bad upstream or price
+    table (both checked now, before any cell starts)."""
+    settings = taskset.model.sandbox
+    readonly = tuple((taskset.path.parent / p).resolve() for p in settings.readonly)
+    load_price_table(price_file)
+    return CellOptions(requested=sandbox, upstreams=parse_upstreams(upstreams), price_file=price_file,
+                       pass_env=tuple(settings.env), readonly=readonly,
+                       allowed_tools=frozenset(settings.allowed_tools), backend=resolve_backend(sandbox))
+
+
+def plan_run(taskset: LoadedTaskSet, out: Path, reproducers: Mapping[str, str] | None = None,
+             options: CellOptions | None = None) -> BenchRun:
     """The benchmark of ``taskset`` under ``out`` with the task set's reproducers, ``reproducers``
-    adding to or replacing them by name; BenchError when there is none, or when a task's raw code
-    cannot be found and the raw condition is asked for."""
+    adding to or replacing them by name, its cells isolated and metered by ``options`` (default:
+    :func:`cell_options` of the task set); BenchError when there is no reproducer, or when a
+    task's raw code cannot be found and the raw condition is asked for."""
     merged = {r.name: r.command for r in taskset.model.reproducers}
     merged.update(reproducers or {})
     if not merged:
@@ -114,7 +141,9 @@ def plan_run(taskset: LoadedTaskSet, out: Path, reproducers: Mapping[str, str] |
     if CodeCondition.RAW.value in taskset.conditions:
         for task in taskset.tasks:
             raw_source(taskset, task)
-    return BenchRun(taskset, out.resolve(), merged, {t.key: t for t in taskset.tasks})
+    if options is None:
+        options = cell_options(taskset)
+    return BenchRun(taskset, out.resolve(), merged, {t.key: t for t in taskset.tasks}, options=options)
 
 
 def honeypot_values(cell: Cell, task: ResolvedTask) -> list[float]:
@@ -131,21 +160,27 @@ def honeypot_values(cell: Cell, task: ResolvedTask) -> list[float]:
 
 
 def _env(bench: BenchRun, cell: Cell, workspace: Path, gpus: Sequence[int] | None) -> dict[str, str]:
-    env = dict(os.environ)
-    # A reproducer may call 'rra run' in the workspace: the rra of this interpreter comes first.
-    env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
+    """The cell's own variables (the sandbox adds PATH, HOME, the proxy's URLs and dummy keys)."""
     limits = bench.taskset.model.limits
-    env.update({
+    env = {
         "RRA_BENCH_WORKSPACE": str(workspace), "RRA_BENCH_TASK": str(workspace / "task.json"),
         "RRA_BENCH_SUBMISSION": str(workspace / SUBMISSION_NAME), "RRA_BENCH_TASK_KEY": cell.task,
         "RRA_BENCH_CONDITION": str(cell.condition), "RRA_BENCH_REPRODUCER": cell.reproducer,
         "RRA_BENCH_REPEAT": str(cell.repeat), "RRA_BENCH_WALL_CLOCK_S": repr(limits.wall_clock_s),
-    })
+    }
     if limits.cost_usd is not None:
         env["RRA_BENCH_COST_USD"] = repr(limits.cost_usd)
     if gpus is not None:
         env["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in gpus)
     return env
+
+
+def _limits(bench: BenchRun, memory_limit_mib: int | None) -> SandboxLimits:
+    """The sandbox's limits: the task set's, else ``--memory-limit``, else the defaults."""
+    limits = bench.taskset.model.limits
+    memory = limits.memory_mib or memory_limit_mib or DEFAULT_LIMITS["memory_mib"]
+    return SandboxLimits(cpus=limits.cpus, memory_mib=memory, pids=limits.pids or DEFAULT_LIMITS["pids"],
+                         wall_clock_s=limits.wall_clock_s, disk_mib=limits.disk_mib or DEFAULT_LIMITS["disk_mib"])
 
 
 def _result(cell: Cell, state: AttemptState | str, detail: str | None, **fields: object) -> CellResult:
@@ -222,16 +257,28 @@ def judge_cell(cell: Cell, bench: BenchRun, prepared: PreparedCell, started: flo
     submitted = read_submission(path)
     rel_sub = path.relative_to(bench.out).as_posix()
     if submitted.error is not None:
-        if not path.exists():
+        if not (path.is_symlink() or path.exists()):
             return _store(directory, _result(cell, AttemptState.MISSING_VALUE,
                                              f"the reproducer (exit status {common.get('exit_status')}) wrote no "
                                              "submission", **common))
         return _store(directory, _result(cell, AttemptState.PARSE_FAILURE, f"the submission {submitted.error}",
                                          submission=rel_sub, **common))
-    common.update({"submission": rel_sub, "usage": None if submitted.usage is None else submitted.usage.model_dump(
-        exclude_none=True)})
+    usage = dict(common.get("usage") or {})  # type: ignore[call-overload]
+    metered = MeteredUsage.model_validate(usage["metered"]) if usage.get("metered") else None
+    if submitted.usage is not None:
+        usage["stated"] = submitted.usage.model_dump(exclude_none=True)
+        if metered is not None:
+            usage["differences"] = [d.model_dump() for d in compare_usage(submitted.usage, metered)]
+    common.update({"submission": rel_sub, "usage": usage or None})
     limits = bench.taskset.model.limits
-    cost = submitted.usage.cost_usd if submitted.usage is not None else None
+    if metered is not None and metered.calls:
+        if limits.cost_usd is not None and metered.cost_usd > limits.cost_usd:
+            return _store(directory, _result(cell, AttemptState.LIMIT_REACHED,
+                                             f"the model calls cost {metered.cost_usd:g} USD as the metering proxy "
+                                             f"priced them, over the limit of {limits.cost_usd:g} USD", **common))
+        cost = None  # metered figures decide; what the reproducer states is only compared
+    else:
+        cost = submitted.usage.cost_usd if submitted.usage is not None else None
     if limits.cost_usd is not None and cost is not None and cost > limits.cost_usd:
         return _store(directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE,
                                          f"the reproducer reports a cost of {cost:g} USD, over the limit of "
@@ -251,34 +298,72 @@ def judge_cell(cell: Cell, bench: BenchRun, prepared: PreparedCell, started: flo
 def run_cell(cell: Cell, bench: BenchRun, *, gpus: Sequence[int] | None = None,
              stop: threading.Event | None = None, memory_limit_mib: int | None = None) -> CellResult:
     """Run one cell (see the module docstring) and return its result; BenchError only for a cell
-    that is not of this benchmark. ``gpus``: the devices an executor assigned (CUDA_VISIBLE_DEVICES);
-    ``stop``: set to interrupt the reproducer (the cell is then an infrastructure failure)."""
+    that is not of this benchmark. ``gpus``: the devices an executor assigned (the only ones the
+    sandbox passes in); ``stop``: set to interrupt the reproducer (the cell is then an
+    infrastructure failure)."""
     prepared = prepare_cell(cell, bench)
     if isinstance(prepared, CellResult):
         return prepared
     limits = bench.taskset.model.limits
-    ended = start_reproducer(bench.reproducers[cell.reproducer], prepared.workspace,
-                             _env(bench, cell, prepared.workspace, gpus), prepared.directory, limits.wall_clock_s, stop,
-                             memory_limit_mib)
+    options = bench.options if bench.options is not None else cell_options(bench.taskset)
+    rel_ws = prepared.workspace.relative_to(bench.out).as_posix()
+    hidden = [p for p in (bench.out, bench.home, bench.taskset.references) if p is not None]
+    try:
+        ran = run_cell_command(
+            bench.reproducers[cell.reproducer], prepared.workspace, options=options,
+            env=_env(bench, cell, prepared.workspace, gpus), limits=_limits(bench, memory_limit_mib),
+            budgets=Budgets(tokens=limits.tokens, cost_usd=limits.cost_usd, calls=limits.calls),
+            logs=prepared.directory, call_log=prepared.directory / CALL_LOG_NAME, hidden=hidden,
+            gpus=gpus or (), stop=stop)
+    except RRAError as exc:
+        return _store(prepared.directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE,
+                                                  f"the cell's sandbox could not be set up: {exc}",
+                                                  infrastructure=InfrastructureKind.SETUP, workspace=rel_ws))
+    ended = ran.exit
+    metered = ran.metered.model_copy(update={
+        "call_log": (prepared.directory / CALL_LOG_NAME).relative_to(bench.out).as_posix()})
     common: dict[str, object] = {"wall_s": round(ended.wall_s, 6), "exit_status": ended.exit_status,
-                                 "transformation": prepared.transformation}
+                                 "transformation": prepared.transformation,
+                                 "sandbox": ended.record.model_dump(exclude_none=True),
+                                 "usage": {"metered": metered.model_dump(exclude_none=True)}}
     if gpus:
         # GPU-hours as the executor measures them: the devices it held for the reproducer's run.
         common.update({"gpus_assigned": len(gpus), "gpu_hours": round(ended.wall_s * len(gpus) / 3600, 9)})
-    if ended.stopped is not None:
+    if ended.stopped in ("timeout", "interrupted"):
         kind = InfrastructureKind.TIMEOUT if ended.stopped == "timeout" else InfrastructureKind.INTERRUPTED
         why = (f"the reproducer ran past the wall-clock limit of {limits.wall_clock_s:g} s and was killed"
                if ended.stopped == "timeout" else "the benchmark was interrupted while the reproducer ran")
         return _store(prepared.directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE, why, infrastructure=kind,
-                                                  workspace=prepared.workspace.relative_to(bench.out).as_posix(),
-                                                  **common))
-    if ended.exit_status == -signal.SIGKILL:
-        return _store(prepared.directory, _result(
-            cell, AttemptState.INFRASTRUCTURE_FAILURE,
-            "the reproducer was killed by SIGKILL (the out-of-memory killer sends it)",
-            infrastructure=InfrastructureKind.OOM, workspace=prepared.workspace.relative_to(bench.out).as_posix(),
-            **common))
+                                                  workspace=rel_ws, **common))
+    if ended.limit in ("budget", "disk"):
+        if ended.limit == "budget":
+            what = ran.limit_reached or "budget"
+            why = (f"the reproducer spent its {_BUDGET_WORDS.get(what, what)} ({_budget_value(limits, what)}), "
+                   "as the metering proxy measured it, and was stopped")
+        else:
+            why = f"the reproducer filled its workspace's disk quota of {_limits(bench, None).disk_mib} MiB and was stopped"
+        metered = metered.model_copy(update={"limit_reached": ran.limit_reached or ended.limit})
+        common["usage"] = {"metered": metered.model_dump(exclude_none=True)}
+        return _store(prepared.directory, _result(cell, AttemptState.LIMIT_REACHED, why, workspace=rel_ws, **common))
+    if ended.limit == "memory" or (ended.exit_status == -signal.SIGKILL and options.backend.name == "none"):
+        mib = _limits(bench, memory_limit_mib).memory_mib
+        why = (f"the reproducer went over the memory limit of {mib} MiB and the kernel killed it"
+               if ended.limit == "memory" else "the reproducer was killed by SIGKILL (the out-of-memory killer sends it)")
+        return _store(prepared.directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE, why,
+                                                  infrastructure=InfrastructureKind.OOM, workspace=rel_ws, **common))
     return judge_cell(cell, bench, prepared, ended.started, ended.ended, **common)
+
+
+#: A budget's name in a sentence.
+_BUDGET_WORDS = {"tokens": "token budget", "cost_usd": "cost budget", "calls": "call budget",
+                 "wall_s": "working-time budget"}
+
+
+def _budget_value(limits: AttemptLimits, what: str) -> str:
+    value = {"tokens": limits.tokens, "cost_usd": limits.cost_usd, "calls": limits.calls}.get(what)
+    if value is None:
+        return "its limit"
+    return f"{value:g} USD" if what == "cost_usd" else f"{value}"
 
 
 def _store(directory: Path, result: CellResult) -> CellResult:
@@ -366,7 +451,12 @@ def run_benchmark(bench: BenchRun, *, jobs: int | None = None, memory_limit_mib:
             if shared.exists():
                 kill_leftover(shared, shared / "workspace")
                 shutil.rmtree(shared)
-            here = replace(bench, out=slot.workdir, cache=bench.cache or bench.out / ".cache")
+            # The sandbox is chosen again on the node: the submitting host's Podman may not be there.
+            options = bench.options
+            if options is not None:
+                options = replace(options, backend=resolve_backend(options.requested))
+            here = replace(bench, out=slot.workdir, cache=bench.cache or bench.out / ".cache", home=bench.out,
+                           options=options)
         result = run_cell(cell, here, gpus=[g.index for g in slot.devices], stop=slot.stop,
                           memory_limit_mib=slot.memory_limit_mib)
         if slot.restarted:

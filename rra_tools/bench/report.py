@@ -65,6 +65,10 @@ class ReportCell:
     audit_cpu_s: float | None = None
     audit_wall_s: float | None = None
     findings: list[dict[str, Any]] = field(default_factory=list)
+    #: The sandbox backend the cell ran under ('none': unisolated), and the price table of its
+    #: metered cost; None for results without them.
+    sandbox: str | None = None
+    price_table: str | None = None
 
 
 def load_results(path: Path) -> dict[str, Any]:
@@ -121,7 +125,7 @@ def cells_of(data: dict[str, Any]) -> list[ReportCell]:
     for c in data.get("cells", []):
         cell = c["cell"]
         task = str(cell["task"])
-        usage = c.get("usage") or {}
+        usage = _usage(c.get("usage") or {})
         wall = c.get("wall_s")
         cells.append(ReportCell(
             key=f"{task}/{cell['condition']}/{cell['reproducer']}/{cell['repeat']}", paper=task.split("/", 1)[0],
@@ -131,8 +135,23 @@ def cells_of(data: dict[str, Any]) -> list[ReportCell]:
             wall_s=wall if wall is not None else usage.get("wall_s"), cost_usd=usage.get("cost_usd"),
             tokens=usage.get("tokens"), gpu_hours=usage.get("gpu_hours"), gpu_hours_measured=c.get("gpu_hours"),
             audit_cpu_s=c.get("audit_cpu_s"), audit_wall_s=c.get("audit_wall_s"),
-            findings=list(c.get("findings") or [])))
+            findings=list(c.get("findings") or []), sandbox=(c.get("sandbox") or {}).get("backend"),
+            price_table=((c.get("usage") or {}).get("metered") or {}).get("price_table")))
     return cells
+
+
+def _usage(usage: dict[str, Any]) -> dict[str, Any]:
+    """A cell's cost figures, metered first: the proxy's tokens and cost when it saw a call, else
+    what the reproducer stated (results written before metering hold the stated figures flat)."""
+    if "metered" not in usage and "stated" not in usage:
+        return usage
+    stated = dict(usage.get("stated") or {})
+    metered = usage.get("metered")
+    if metered and (metered.get("calls") or stated.get("cost_usd") is None):
+        stated["cost_usd"] = metered.get("cost_usd")
+        stated["tokens"] = sum(int(metered.get(k) or 0) for k in (
+            "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"))
+    return stated
 
 
 class _Bootstrapper:
@@ -302,6 +321,8 @@ def build_report(data: dict[str, Any], results: str, *, seed: int = 0, resamples
         paired=_paired(cells, boot), spread=_spread(by_rc), cost_time=_cost_time(cells), infrastructure=infra,
         findings=findings, stable_tasks=sum(v == "stable" for v in classes.values()),
         variable_tasks=sum(v == "variable" for v in classes.values()), full_cost=cost,
+        unisolated=[c.key for c in cells if c.sandbox == "none"],
+        price_tables=sorted({c.price_table for c in cells if c.price_table}),
         # Last: the bootstrap's draws for the figures above stay what they were without ablations.
         factorial=factorial_analyses(cells, boot))
 

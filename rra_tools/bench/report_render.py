@@ -117,7 +117,18 @@ def _summary(report: BenchReport) -> str:
             f"{sum(f.confirmed for f in report.findings)} confirmed audit violation(s). "
             f"Intervals: {int(report.bootstrap.confidence * 100)} % percentile bootstrap, "
             f"{report.bootstrap.resamples} resamples of papers, seed {report.bootstrap.seed}."
-            + _main_effects(report))
+            + _main_effects(report) + _isolation(report))
+
+
+def _isolation(report: BenchReport) -> str:
+    text = ""
+    if report.unisolated:
+        text += (f" WARNING: {len(report.unisolated)} cell(s) ran unisolated (--sandbox none), able to read the "
+                 f"references and reach the network: {', '.join(report.unisolated[:5])}"
+                 + (" ..." if len(report.unisolated) > 5 else "") + ".")
+    if report.price_tables:
+        text += f" Metered costs priced with {', '.join(report.price_tables)}."
+    return text
 
 
 _CSS = """

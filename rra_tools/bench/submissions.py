@@ -4,9 +4,12 @@ typo does not silently remove the other values from the benchmark."""
 
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -109,18 +112,54 @@ def _entry(raw: object) -> tuple[str | None, Entry | str]:
                       None if ev is None else EvidencePaths(ev.run_record, ev.output, ev.script))
 
 
+class _NotRegular(Exception):
+    """The submission is not a regular file of a readable size (the message says what it is)."""
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of ``path`` when it is a regular file of at most MAX_SUBMISSION_BYTES.
+
+    Written by a process the evaluator does not trust: opened without following a link (a link
+    could name the references) and without blocking (a FIFO would hang the evaluator for ever),
+    then checked on the open file itself, so a swap after the check changes nothing."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _NotRegular("is a symbolic link, not a regular file") from None
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode) else \
+                "a socket" if stat.S_ISSOCK(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or \
+                stat.S_ISBLK(st.st_mode) else "not a regular file"
+            raise _NotRegular(f"is {kind}, not a regular file")
+        if st.st_size > MAX_SUBMISSION_BYTES:
+            raise _NotRegular(f"is larger than {MAX_SUBMISSION_BYTES} bytes")
+        data = handle.read(MAX_SUBMISSION_BYTES + 1)
+    if len(data) > MAX_SUBMISSION_BYTES:
+        raise _NotRegular(f"is larger than {MAX_SUBMISSION_BYTES} bytes")
+    return data
+
+
 def read_submission(path: Path) -> ReadSubmission:
     """The submission at ``path``; never raises for bad content (see :class:`ReadSubmission`)."""
     out = ReadSubmission(path)
     try:
-        if path.stat().st_size > MAX_SUBMISSION_BYTES:
-            out.error = f"is larger than {MAX_SUBMISSION_BYTES} bytes"
-            return out
-        text = path.read_bytes().decode("utf-8-sig")
+        raw = _read_regular(path)
     except FileNotFoundError:
         out.error = "does not exist"
         return out
-    except (OSError, UnicodeDecodeError) as exc:
+    except _NotRegular as exc:
+        out.error = str(exc)
+        return out
+    except OSError as exc:
+        out.error = f"cannot be read: {exc}"
+        return out
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         out.error = f"cannot be read: {exc}"
         return out
     try:

@@ -77,6 +77,8 @@ class LoadedTaskSet:
     #: The names of the conditions to run, in order: 'conditions' then the ablations 'factorial'
     #: adds (:func:`conditions_of`); empty: those of the model.
     conditions: tuple[str, ...] = field(default=())
+    #: The private references file read with it: a path no cell may see.
+    references: Path | None = None
 
     def __post_init__(self) -> None:
         if not self.conditions:
@@ -259,7 +261,7 @@ def load_taskset(path: str | Path, references: str | Path | None = None, *,
     if unknown:
         raise BenchError(f"references file {str(references)!r} names task {unknown[0]!r}, which the task set "
                          "does not have")
-    return LoadedTaskSet(path, model, tasks)
+    return LoadedTaskSet(path, model, tasks, references=None if references is None else Path(references).resolve())
 
 
 def _resolve(path: Path, paper: str, experiment: str, task: Task,

@@ -75,6 +75,25 @@ def render_cells(results: BenchResults) -> str:
         lines.append(f"infrastructure failures ({len(infra)}):")
         for cell in infra[:50]:
             lines.append(f"  {cell.cell.key}: {cell.infrastructure}: {cell.detail}")
+    limited = [c for c in results.cells if c.state == "limit_reached"]
+    if limited:
+        lines.append("")
+        lines.append(f"limits reached ({len(limited)}):")
+        for cell in limited[:50]:
+            lines.append(f"  {cell.cell.key}: {cell.detail}")
+    unisolated = [c for c in results.cells if c.sandbox is not None and c.sandbox.backend == "none"]
+    if unisolated:
+        lines.append("")
+        lines.append(f"warning: {len(unisolated)} cell(s) ran unisolated (--sandbox none): they could read the "
+                     "references and reach the network")
+    differing = [c for c in results.cells if c.usage is not None and c.usage.differences]
+    if differing:
+        lines.append("")
+        lines.append(f"stated usage differs from the metered usage by more than 1 % ({len(differing)}):")
+        for cell in differing[:50]:
+            assert cell.usage is not None  # filtered above
+            said = ", ".join(f"{d.field} stated {d.stated:g}, metered {d.metered:g}" for d in cell.usage.differences)
+            lines.append(f"  {cell.cell.key}: {said}")
     totals = results.totals
     counts = ", ".join(f"{state} {n}" for state, n in totals.states.items())
     lines.append("")
@@ -217,6 +236,25 @@ def _on_event(resumed: set[str]) -> Callable[[CellEvent], None]:
             click.echo(f"[{event.done}/{event.total}] {event.key}: interrupted (it runs again on resume)", err=True)
 
     return on_event
+
+
+def _cell_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options of a cell's sandbox and metering proxy (docs/bench.md#isolation)."""
+    options = [
+        click.option("--sandbox", type=click.Choice(["auto", "podman", "bwrap", "none"]), default="auto",
+                     show_default=True,
+                     help="Where each cell runs: a sandbox with no network but the metering proxy (auto: Podman when "
+                     "usable, else bubblewrap), or 'none': on this machine, unisolated (recorded and flagged)."),
+        click.option("--upstream", "upstreams", multiple=True, metavar="PROVIDER=URL",
+                     help="Where the metering proxy sends a provider's calls (anthropic, openai, gemini; repeatable; "
+                     "default: the providers' public endpoints), with the key from ANTHROPIC_API_KEY, OPENAI_API_KEY "
+                     "or GEMINI_API_KEY."),
+        click.option("--price-table", "price_table", type=click.Path(exists=True, dir_okay=False),
+                     help="A price table (JSON) replacing the built-in dated one the proxy prices calls with."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
 @click.group("bench")
@@ -386,9 +424,12 @@ def report_command(results: str, output: str | None, seed: int, resamples: int, 
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False),
               help="Benchmark directory: cells/<key>/ (workspace, logs, result), state/ and results.json "
               "(default: bench-<task set id>).")
-@_execution_options("cell", "Address-space limit of each CPU-only cell's reproducer, MiB (ulimit -v).")
+@_execution_options("cell", "Memory of each cell's sandbox, MiB, when the task set's limits give none (default "
+                   "16384; with --sandbox none: the address space, ulimit -v).")
+@_cell_options
 def run_command(taskset: str, reproducers: tuple[str, ...], references: str | None, conditions: tuple[str, ...],
-                output: str | None, execution: _Execution) -> None:
+                output: str | None, execution: _Execution, sandbox: str, upstreams: tuple[str, ...],
+                price_table: str | None) -> None:
     """Hand each task to each reproducer, under each condition, 'repeats' times.
 
     Each cell (task x condition x reproducer x repeat) gets a fresh workspace holding the raw code
@@ -403,6 +444,7 @@ def run_command(taskset: str, reproducers: tuple[str, ...], references: str | No
     from pathlib import Path
 
     from ..bench import collect_results, load_taskset, plan_run, run_benchmark
+    from ..bench.cells import cell_options
     from ..bench.taskset import with_conditions
 
     parsed = _reproducers(reproducers)
@@ -411,7 +453,14 @@ def run_command(taskset: str, reproducers: tuple[str, ...], references: str | No
     if conditions:
         loaded = with_conditions(loaded, conditions)
     out = Path(output if output is not None else f"bench-{loaded.model.id}")
-    plan = plan_run(loaded, out, parsed)
+    options = cell_options(loaded, sandbox, upstreams, None if price_table is None else Path(price_table))
+    if options.backend.name == "none":
+        click.echo("warning: --sandbox none: the reproducers run on this machine unisolated (they can read the "
+                   "references, other cells and your home, and reach the network); every cell is flagged", err=True)
+    else:
+        click.echo(f"sandbox: {options.backend.name} (--sandbox {sandbox}); model calls leave only through the "
+                   "metering proxy", err=True)
+    plan = plan_run(loaded, out, parsed, options)
     resumed: set[str] = set()
     on_event = _on_event(resumed)
 

@@ -181,6 +181,10 @@ class BenchReport(RRAModel):
     factorial: list[Factorial] = Field(
         default_factory=list, description="Factorial analyses of the ablation conditions: every reproducer "
         "pooled, then each reproducer (when there are several); empty without ablation conditions.")
+    unisolated: list[str] = Field(default_factory=list, description="Cells whose reproducer ran with --sandbox "
+                                  "none: on the evaluator's machine, able to read anything and reach the network.")
+    price_tables: list[str] = Field(default_factory=list, description="The price tables (name and date) the "
+                                    "metered costs come from.")
     full_cost: FullCost | None = Field(
         default=None, description="The full cost of the reproductions (construction, reproducers, GPU-hours, "
         "audit, human review) and the break-even number of reuses of the refined artifacts, with the prices and "

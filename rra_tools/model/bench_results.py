@@ -14,6 +14,9 @@ Each attempt or cell ends in exactly one state, and every one counts in the deno
   the value was inside the interval is still reported, in ``inside``);
 - ``program_failure``: re-execution: a run of the artifact failed (non-zero exit, or it could
   not start);
+- ``limit_reached``: reproducer mode: the reproducer spent one of its budgets (tokens, cost,
+  calls or working time, as the metering proxy measured them) or filled its workspace's disk
+  quota, and was stopped: a failure of the reproducer, not of the infrastructure;
 - ``infrastructure_failure``: the attempt could not be set up or was cut short (timeout, out of
   memory, GPU unavailable, node lost, interrupted, cost limit); ``infrastructure`` says which.
 
@@ -25,16 +28,17 @@ stores to resume an interrupted benchmark.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ._base import Id, RRAModel, Sha256
 from .bench_cost import Construction
+from .cell import MeteredUsage, SandboxRecord, UsageDifference
 from .submission import Usage
 from .taskset import ConditionName, Part, TaskKey
 
-__all__ = ["REPRODUCE_STATES", "RUN_STATES", "Attempt", "AttemptState", "AuditFinding", "BenchResults", "Cell", "CellResult", "GroupTotals",
+__all__ = ["REPRODUCE_STATES", "RUN_STATES", "Attempt", "AttemptState", "AuditFinding", "BenchResults", "Cell", "CellResult", "CellUsage", "GroupTotals",
            "InfrastructureKind", "IntervalResult", "TaskResult", "Totals", "Transformation", "ViolationKind"]
 
 
@@ -46,6 +50,7 @@ class AttemptState(str, Enum):
     MISSING_VALUE = "missing_value"
     PARSE_FAILURE = "parse_failure"
     AUDIT_VIOLATION = "audit_violation"
+    LIMIT_REACHED = "limit_reached"
     PROGRAM_FAILURE = "program_failure"
     INFRASTRUCTURE_FAILURE = "infrastructure_failure"
 
@@ -55,14 +60,15 @@ class AttemptState(str, Enum):
 REPRODUCE_STATES = (AttemptState.SUCCESS, AttemptState.OUTSIDE_INTERVAL, AttemptState.MISSING_VALUE,
                     AttemptState.PROGRAM_FAILURE, AttemptState.INFRASTRUCTURE_FAILURE)
 RUN_STATES = (AttemptState.SUCCESS, AttemptState.OUTSIDE_INTERVAL, AttemptState.MISSING_VALUE,
-              AttemptState.PARSE_FAILURE, AttemptState.AUDIT_VIOLATION, AttemptState.INFRASTRUCTURE_FAILURE)
+              AttemptState.PARSE_FAILURE, AttemptState.AUDIT_VIOLATION, AttemptState.LIMIT_REACHED,
+              AttemptState.INFRASTRUCTURE_FAILURE)
 
 
 #: A state as a literal string in the cell models: the same values as :class:`AttemptState`,
 #: validated without reading an enum member (a results file holds a hundred thousand cells).
 #: A condition is a pattern-checked string (:data:`~rra_tools.model.taskset.ConditionName`).
 StateName = Literal["success", "outside_interval", "missing_value", "parse_failure", "audit_violation",
-                    "program_failure", "infrastructure_failure"]
+                    "limit_reached", "program_failure", "infrastructure_failure"]
 
 
 class InfrastructureKind(str, Enum):
@@ -191,6 +197,37 @@ class Transformation(RRAModel):
     fields: list[str] = Field(default_factory=list, description="Manifest fields removed (JSON pointers).")
 
 
+class CellUsage(RRAModel):
+    """What a cell consumed: as the metering proxy measured it, and as the reproducer stated it."""
+
+    metered: MeteredUsage | None = Field(default=None, description="Measured outside the cell by the metering "
+                                         "proxy; what cost figures read first.")
+    stated: Usage | None = Field(default=None, description="What the reproducer's submission says it consumed.")
+    differences: list[UsageDifference] = Field(
+        default_factory=list, description="Stated figures that differ from the metered ones by more than 1 %.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flat_stated(cls, data: Any) -> Any:
+        # Results written before metering held the stated figures flat in 'usage'.
+        if isinstance(data, dict) and data.keys() & {"tokens", "cost_usd", "wall_s", "gpu_hours"}:
+            return {"stated": data}
+        return data
+
+    def cost_usd(self) -> float | None:
+        """The cost: metered when measured, else stated."""
+        if self.metered is not None:
+            return self.metered.cost_usd
+        return None if self.stated is None else self.stated.cost_usd
+
+    def tokens(self) -> int | None:
+        """Tokens, input (cached or not) and output together: metered when measured, else stated."""
+        m = self.metered
+        if m is not None:
+            return m.input_tokens + m.output_tokens + m.cache_read_tokens + m.cache_write_tokens
+        return None if self.stated is None else self.stated.tokens
+
+
 class CellResult(RRAModel):
     """How one cell ended: its state, value, audit findings and usage."""
 
@@ -203,7 +240,10 @@ class CellResult(RRAModel):
         default=None, description="Why, when the state is infrastructure_failure.")
     detail: str | None = Field(default=None, description="Why the cell did not succeed, in words.")
     findings: list[AuditFinding] = Field(default_factory=list, description="The auditor's findings on the value.")
-    usage: Usage | None = Field(default=None, description="What the reproducer reported it consumed.")
+    usage: CellUsage | None = Field(default=None, description="What the cell consumed: metered by the proxy, and "
+                                    "as the reproducer stated it.")
+    sandbox: SandboxRecord | None = Field(default=None, description="The sandbox the reproducer ran in (backend "
+                                          "'none': unisolated, flagged in the report).")
     wall_s: float | None = Field(default=None, ge=0, description="Wall-clock seconds the reproducer ran, measured.")
     exit_status: int | None = Field(default=None, description="The reproducer's exit status (negative: signal).")
     gpus_assigned: int | None = Field(default=None, ge=0, description="GPUs the executor assigned to the cell "

@@ -31,7 +31,7 @@ from pydantic import Field, StringConstraints
 
 from ._base import Id, RRAModel
 
-__all__ = ["CONDITION_PATTERN", "MIN_OBSERVATIONS", "PARTS", "Ablation", "AblationParts", "AttemptLimits",
+__all__ = ["CONDITION_PATTERN", "MIN_OBSERVATIONS", "PARTS", "Ablation", "AblationParts", "AttemptLimits", "SandboxSettings",
            "BenchObservation", "CodeCondition", "ConditionName", "Experiment", "Paper", "Part", "RawCode", "Reproducer",
            "SlurmSettings", "Task", "TaskKey", "TaskReference", "TaskReferences", "TaskSet", "condition_name",
            "condition_parts"]
@@ -230,8 +230,34 @@ class AttemptLimits(RRAModel):
         description="Wall-clock seconds; past it the reproducer's process group is killed and the attempt is an "
         "infrastructure failure (timeout).")
     cost_usd: float | None = Field(
-        default=None, ge=0, description="Cost in US dollars the reproducer may report; an attempt that reports "
-        "more is an infrastructure failure (cost_limit). Told to the reproducer; checked on what it reports.")
+        default=None, ge=0, description="Cost in US dollars of the model calls, as the metering proxy prices them: "
+        "past it the proxy refuses further calls and the attempt is limit_reached. Without metering (a cell with "
+        "no call), a reproducer that reports more is an infrastructure failure (cost_limit).")
+    tokens: int | None = Field(default=None, ge=1, description="Model tokens (input, cached and output) the "
+                               "metering proxy lets through; past it the attempt is limit_reached.")
+    calls: int | None = Field(default=None, ge=1, description="Model calls the metering proxy lets through; past it "
+                              "the attempt is limit_reached.")
+    cpus: float | None = Field(default=None, gt=0, le=4096, description="CPUs of the sandbox (a CPU-time share; "
+                               "default: no cap).")
+    memory_mib: int | None = Field(default=None, ge=16, description="Memory of the sandbox, MiB (default 16384, or "
+                                   "--memory-limit); past it the kernel kills the cell (infrastructure: oom).")
+    pids: int | None = Field(default=None, ge=8, description="Processes and threads at once in the sandbox "
+                             "(default 4096): a fork bomb stops there.")
+    disk_mib: int | None = Field(default=None, ge=1, description="What the workspace may hold, MiB (default 20480); "
+                                 "past it the attempt is limit_reached.")
+
+
+class SandboxSettings(RRAModel):
+    """What a task set lets into its cells' sandboxes beyond the default (docs/bench.md#isolation)."""
+
+    env: list[Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]] = Field(
+        default_factory=list, description="Names of the evaluator's environment variables passed into every cell "
+        "(no other variable is).")
+    readonly: list[Text] = Field(default_factory=list, description="Host paths shown read-only in every cell: the "
+                                 "reproducers' installations (relative paths: to the task set's directory).")
+    allowed_tools: list[Annotated[str, StringConstraints(pattern=r"^[a-z_]+$")]] = Field(
+        default_factory=list, description="Provider-side tools the metering proxy lets through (web_search, "
+        "web_fetch, code_execution, mcp); by default they are removed from every request.")
 
 
 def _default_conditions() -> list[CodeCondition | Ablation]:
@@ -262,6 +288,8 @@ class TaskSet(RRAModel):
         default_factory=list, description="Reproducers of reproducer mode; 'rra bench run --reproducer "
         "NAME=CMD' adds one or replaces the one of that name.")
     limits: AttemptLimits = Field(default_factory=AttemptLimits, description="Limits of each attempt.")
+    sandbox: SandboxSettings = Field(default_factory=lambda: SandboxSettings(),
+                                     description="What the cells' sandboxes let in beyond the default.")
     slurm: SlurmSettings | None = Field(
         default=None, description="Slurm settings of every task's jobs (--executor slurm); a task's own override "
         "them field by field.")

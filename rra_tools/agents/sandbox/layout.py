@@ -41,7 +41,7 @@ SYSTEM_LINKS = ("bin", "lib", "lib32", "lib64", "libx32", "sbin")
 
 #: Files and directories of /etc a program may need to start; the rest of /etc stays out.
 ETC_FILES = ("passwd", "group", "nsswitch.conf", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",
-             "alternatives", "ssl", "ca-certificates", "mime.types", "os-release", "debian_version",
+             "alternatives", "ssl/certs", "ssl/openssl.cnf", "ca-certificates", "mime.types", "os-release", "debian_version",
              "python3", "python3.11", "python3.12", "python3.13", "gitconfig", "magic", "magic.mime")
 
 
@@ -55,6 +55,9 @@ def python_paths() -> list[Path]:
     package = Path(rra_tools.__file__).resolve().parent
     if not any(package.is_relative_to(p) for p in found):
         found.append(package)
+        # A source checkout keeps the published schemas beside the package, not in it.
+        if (package.parent / "schemas").is_dir():
+            found.append(package.parent / "schemas")
     return _outermost(p.resolve() for p in found)
 
 
