@@ -42,6 +42,20 @@ def test_a_budget_trips_after_the_call_that_reaches_it(make_cell: MakeCell, budg
     assert cell.log_lines()[-1]["status"] == 403 and cell.log_lines()[-1]["error"] == message
 
 
+def test_the_cost_budget_is_spent_when_reached_exactly(make_cell: MakeCell) -> None:
+    # claude-haiku-4-5 input costs 1 USD per million: 250,000 tokens are 0.25 USD, exact in binary.
+    cell = make_cell([], default=ScriptedReply("ok", usage=ScriptedUsage(input=250_000)),
+                     budgets=Budgets(cost_usd=0.5))
+    conn = cell.connect()
+    body = {**MESSAGES, "model": "claude-haiku-4-5"}
+    assert call(conn, "POST", "/v1/messages", body).status == 200
+    assert cell.proxy.limit_reached is None
+    assert call(conn, "POST", "/v1/messages", body).status == 200
+    assert cell.proxy.usage().cost_usd == 0.5
+    assert cell.proxy.limit_reached == "cost_usd"
+    assert call(conn, "POST", "/v1/messages", body).status == 403
+
+
 def test_the_refusal_is_in_each_providers_shape(make_cell: MakeCell) -> None:
     cell = make_cell([], default=REPLY, budgets=Budgets(calls=0))
     conn = cell.connect("unix")
