@@ -61,6 +61,11 @@ def podman_argv(podman: Sequence[str], rootfs: Path, name: str, mounts: Sequence
     argv = [*podman, "run", "--rm", "--name", name, "--network", "none", "--cap-drop", "all",
             "--security-opt", "no-new-privileges", "--hostname", "cell", "--pull", "never",
             "--log-driver", "none", "--env-host=false", "--workdir", str(workdir)]
+    # The same picture as bubblewrap's: a read-only root (a writable one is the host's disk, where
+    # the workspace's quota does not reach; --read-only puts tmpfs, charged to the cell's memory,
+    # on /run and /var/tmp), only the cell's variables (not Podman's TERM and HOSTNAME), and no
+    # /etc/hosts (a copy of the host's, with the host's address).
+    argv += ["--read-only", "--unsetenv-all", "--no-hosts"]
     tmp = "rw,nosuid,nodev" + (f",size={tmp_mib}m" if tmp_mib is not None else "")
     argv += ["--tmpfs", f"{INSIDE_TMP}:{tmp}"]
     if limits.memory_mib is not None:

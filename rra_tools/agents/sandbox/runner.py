@@ -116,6 +116,12 @@ def disk_use(root: Path, stop_at: int | None = None) -> int:
 
 
 def _check_hidden(command: CellCommand) -> None:
+    workspace = command.workspace.resolve()
+    for hidden in command.hidden:
+        # The workspace is shown read-write: a hidden path inside it would be shown too.
+        if Path(hidden).resolve().is_relative_to(workspace):
+            raise SandboxError(f"the workspace {str(command.workspace)!r} would show {str(hidden)!r} to the cell",
+                               "keep the benchmark's references and other cells outside the cell's workspace")
     for path in command.readonly:
         resolved = Path(path).resolve()
         for hidden in command.hidden:
@@ -132,6 +138,9 @@ def _inside_env(command: CellCommand, backend: str) -> dict[str, str]:
         env.setdefault("HOME", INSIDE_HOME)
         env.setdefault("TMPDIR", INSIDE_TMP)
         env.setdefault("LANG", "C.UTF-8")
+        # Podman always sets HOSTNAME (no option unsets it): both backends set it, so that the
+        # record's names are what is inside and the two pictures are the same.
+        env.setdefault("HOSTNAME", "cell")
         if command.gpus:
             # Only the leased devices exist inside; CUDA numbers what it can open from 0.
             env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in range(len(command.gpus)))
@@ -168,12 +177,14 @@ def run_sandboxed(command: CellCommand, backend: Backend, *, requested: str, log
     metering proxy listens on its :data:`SOCKET_NAME` and the init program relays the sandbox's
     127.0.0.1:PROXY_PORT to it. ``limit_event`` (set by the proxy when a budget is spent) stops
     the cell as 'limit'. SandboxError when a read-only path would show a hidden one."""
-    _check_hidden(command)
     limits = command.limits
-    logs.mkdir(parents=True, exist_ok=True)
     cell_name = f"rra-cell-{uuid.uuid4().hex[:12]}"
     group: CellCgroup | None = None
+    rootfs: Path | None = None
     try:
+        # Inside the try: run_dir is removed (as promised) when the cell is refused, too.
+        _check_hidden(command)
+        logs.mkdir(parents=True, exist_ok=True)
         env = _inside_env(command, backend.name)
         mounts = cell_mounts(command.workspace, run_dir, command.readonly) if backend.name != "none" else []
         devices: list[str] = []
@@ -195,6 +206,9 @@ def run_sandboxed(command: CellCommand, backend: Backend, *, requested: str, log
             init += ["--", "sh", "-c", command.command]
             if backend.name == "bwrap":
                 devices = gpu_device_paths(command.gpus)
+                # bubblewrap's own process is pid 1 inside, and its /proc/1/environ can be read
+                # there: it must not hold the evaluator's environment (the providers' real keys).
+                popen_env = {"PATH": os.environ.get("PATH", os.defpath)}
                 inner = bwrap_argv(backend.command[0], mounts, env, command.workspace.resolve(), devices, None, init)
                 group = open_cgroup(cell_name, cpus=limits.cpus, memory_mib=limits.memory_mib, pids=limits.pids)
                 if group is not None:
@@ -203,7 +217,9 @@ def run_sandboxed(command: CellCommand, backend: Backend, *, requested: str, log
                 else:
                     argv = inner
             else:
-                rootfs = run_dir / "rootfs"
+                # Not under run_dir: that is mounted inside as /run/rra, and the root mounted
+                # again below it would stay writable (on the host's disk) whatever --read-only does.
+                rootfs = Path(tempfile.mkdtemp(prefix="rra-root-"))
                 for name in ("usr", "tmp", "etc", "run"):
                     (rootfs / name).mkdir(parents=True)
                 for link in ("bin", "lib", "lib64", "sbin"):
@@ -225,6 +241,8 @@ def run_sandboxed(command: CellCommand, backend: Backend, *, requested: str, log
         if group is not None:
             group.remove()
         shutil.rmtree(run_dir, ignore_errors=True)
+        if rootfs is not None:
+            shutil.rmtree(rootfs, ignore_errors=True)
 
 
 def _watch(command: CellCommand, backend: Backend, record: SandboxRecord, argv: list[str],

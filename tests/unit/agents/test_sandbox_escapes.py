@@ -478,16 +478,17 @@ def test_root_and_home_hold_only_the_python_installation(tmp_path: Path, sandbox
     assert [p for p in lines[:-1] if not _inside_or_above(p, allowed)] == []
 
 
-def test_etc_holds_no_shadow_and_no_resolver(tmp_path: Path, sandbox: Backend, bare: Backend) -> None:
-    command = 'test -e /etc/shadow; echo "shadow $?"; ls -A /etc'
+def test_etc_holds_no_shadow_no_keys_and_no_resolver(tmp_path: Path, sandbox: Backend, bare: Backend) -> None:
+    command = 'test -e /etc/shadow; echo "shadow $?"; test -e /etc/ssl/private; echo "private $?"; ls -A /etc'
     ran = run_cell(tmp_path, sandbox, command)
     lines = ran.stdout.splitlines()
-    assert lines[0] == "shadow 1"
+    assert lines[:2] == ["shadow 1", "private 1"]
     # Podman writes the container's own hostname (and mtab, a link to /proc/mounts).
-    assert set(lines[1:]) - {"hostname", "mtab"} <= set(ETC_FILES)
+    assert set(lines[2:]) - {"hostname", "mtab"} <= {name.split("/")[0] for name in ETC_FILES}
     assert "resolv.conf" not in lines
-    if Path("/etc/shadow").exists():
-        assert run_cell(tmp_path, bare, command).stdout.splitlines()[0] == "shadow 0"
+    control = run_cell(tmp_path, bare, command).stdout.splitlines()
+    assert control[:2] == [f"shadow {0 if Path('/etc/shadow').exists() else 1}",
+                           f"private {0 if Path('/etc/ssl/private').exists() else 1}"]
 
 
 def _capabilities(status: str) -> dict[str, int]:
