@@ -38,8 +38,8 @@ _GOOGLE_STATUSES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMI
 
 
 def error_body(provider: str, status: int, message: str, code: str | None = None) -> bytes:
-    """The JSON body of an error answer of ``status`` in ``provider``'s shape (Anthropic's for an
-    unknown provider's answer, since its clients and OpenAI's both read a top-level ``error``).
+    """The JSON body of an error answer of ``status`` in the shape of ``provider`` ('anthropic',
+    'openai' or 'gemini'; Anthropic's shape for any other name).
 
     >>> error_body("gemini", 404, "no such route")
     b'{"error": {"code": 404, "message": "no such route", "status": "NOT_FOUND"}}'

@@ -22,7 +22,8 @@ from typing import Any
 __all__ = ["STRIP_MARKERS", "strip_tools"]
 
 _ANTHROPIC_FAMILIES = ("web_search", "web_fetch", "code_execution")
-_RESPONSES_TYPES = frozenset({"web_search", "web_search_preview", "code_interpreter", "mcp", "file_search"})
+# Longest first: a dated type (web_search_preview_2025_03_11) belongs to the longest family it extends.
+_RESPONSES_FAMILIES = ("web_search_preview", "code_interpreter", "file_search", "web_search", "mcp")
 _GEMINI_TOOLS = ("googleSearch", "googleSearchRetrieval", "codeExecution", "urlContext")
 
 #: Per protocol, byte strings at least one of which a request holds when it has something to
@@ -43,9 +44,10 @@ def _allowed(name: str, family: str, allowed: frozenset[str]) -> bool:
     return name in allowed or family in allowed
 
 
-def _anthropic_family(kind: str) -> str | None:
-    for family in _ANTHROPIC_FAMILIES:
-        if kind.startswith(family + "_"):
+def _family(kind: str, families: tuple[str, ...], *, exact: bool) -> str | None:
+    # Anthropic's types are always dated (web_search_20250305); OpenAI's may be (web_search_2025_08_26).
+    for family in families:
+        if (exact and kind == family) or kind.startswith(family + "_"):
             return family
     return None
 
@@ -60,7 +62,7 @@ def strip_tools(protocol: str, body: dict[str, Any], allowed: frozenset[str]) ->
             kept = []
             for tool in tools:
                 kind = tool.get("type") if isinstance(tool, dict) else None
-                family = _anthropic_family(kind) if isinstance(kind, str) else None
+                family = _family(kind, _ANTHROPIC_FAMILIES, exact=False) if isinstance(kind, str) else None
                 if family is not None and isinstance(kind, str) and not _allowed(kind, family, allowed):
                     stripped.append(kind)
                 else:
@@ -74,7 +76,8 @@ def strip_tools(protocol: str, body: dict[str, Any], allowed: frozenset[str]) ->
             kept = []
             for tool in tools:
                 kind = tool.get("type") if isinstance(tool, dict) else None
-                if isinstance(kind, str) and kind in _RESPONSES_TYPES and kind not in allowed:
+                family = _family(kind, _RESPONSES_FAMILIES, exact=True) if isinstance(kind, str) else None
+                if family is not None and isinstance(kind, str) and not _allowed(kind, family, allowed):
                     stripped.append(kind)
                 else:
                     kept.append(tool)

@@ -83,8 +83,10 @@ CASES: dict[str, tuple[str, dict[str, Any], list[str], dict[str, Any]]] = {
                       {"type": "function", "name": "shell", "parameters": {}}, {"type": "web_search"},
                       {"type": "web_search_preview"}, {"type": "code_interpreter", "container": {"type": "auto"}},
                       {"type": "mcp", "server_label": "x", "server_url": "https://example.org"},
-                      {"type": "file_search", "vector_store_ids": ["vs_1"]}]},
-                  ["web_search", "web_search_preview", "code_interpreter", "mcp", "file_search"],
+                      {"type": "file_search", "vector_store_ids": ["vs_1"]}, {"type": "web_search_2025_08_26"},
+                      {"type": "web_search_preview_2025_03_11"}]},
+                  ["web_search", "web_search_preview", "code_interpreter", "mcp", "file_search", "web_search_2025_08_26",
+                   "web_search_preview_2025_03_11"],
                   {"model": "gpt-5", "input": "x", "tools": [{"type": "function", "name": "shell", "parameters": {}}]}),
     "chat": ("/v1/chat/completions",
              {"model": "gpt-4o-search-preview", "messages": [], "web_search_options": {}},
@@ -111,8 +113,9 @@ def test_provider_side_tools_are_stripped(make_cell: MakeCell, protocol: str) ->
 def test_allowed_tools_are_kept(make_cell: MakeCell, protocol: str) -> None:
     path, body, stripped, _ = CASES[protocol]
     families = {"web_search_20250305": "web_search", "web_fetch_20250910": "web_fetch",
-                "code_execution_20250825": "code_execution_20250825"}
-    # Anthropic's by family or by exact type; the others by their name.
+                "code_execution_20250825": "code_execution_20250825", "web_search_2025_08_26": "web_search",
+                "web_search_preview_2025_03_11": "web_search_preview_2025_03_11"}
+    # Dated types by family or by exact type; the others by their name.
     cell = make_cell([OK], allowed_tools=frozenset(families.get(name, name) for name in stripped))
     call(cell.connect(), "POST", path, body)
     assert cell.upstream.requests[0].body == body
