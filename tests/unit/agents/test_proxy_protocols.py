@@ -177,3 +177,33 @@ def test_many_clients_at_once_are_counted_exactly(make_cell: MakeCell) -> None:
     assert (metered.calls, metered.input_tokens, metered.output_tokens, metered.cache_read_tokens) == (80, 240, 160, 80)
     assert len(cell.log_lines()) == 80
 
+
+
+def test_a_client_that_leaves_mid_stream_is_still_metered(make_cell: MakeCell) -> None:
+    """The upstream goes on generating (and billing) after the agent hangs up: the proxy reads
+    the stream to its end to meter it."""
+    slow = ScriptedReply("one two three four five six seven eight", usage=ANTHROPIC_USAGE, pause_s=0.05)
+    cell = make_cell([slow])
+    conn = cell.connect("unix")
+    path, body, headers = request("anthropic", True)
+    conn.request("POST", path, json.dumps(body), headers)
+    assert conn.getresponse().read1(65536).startswith(b"event: message_start")
+    conn.close()
+    deadline = time.monotonic() + 10
+    while not cell.log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    [line] = cell.log_lines()
+    assert line["error"] == "rra: the client closed the connection before the answer ended"
+    assert (line["input_tokens"], line["output_tokens"]) == (1200, 340)
+    assert cell.proxy.usage().output_tokens == 340
+
+
+def test_a_chunked_request_body_is_read(make_cell: MakeCell) -> None:
+    cell = make_cell([reply("responses")])
+    conn = cell.connect()
+    pieces = [b'{"model": "gpt-5", ', b'"input": "train it", ', b'"stream": false}']
+    conn.request("POST", "/v1/responses", iter(pieces), {"Content-Type": "application/json"}, encode_chunked=True)
+    response = conn.getresponse()
+    assert response.status == 200 and json.loads(response.read())["status"] == "completed"
+    assert cell.upstream.requests[0].raw == b"".join(pieces)
+    assert cell.proxy.usage().calls == 1
