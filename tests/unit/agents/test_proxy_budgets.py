@@ -78,7 +78,7 @@ def test_working_time_leaves_out_the_waits_to_retry(make_cell: MakeCell) -> None
     started = time.monotonic()
     assert call(conn, "POST", "/v1/messages", MESSAGES).status == 200
     assert time.monotonic() - started >= 0.7
-    assert cell.proxy.usage().waiting_s == pytest.approx(0.7, abs=0.1)
+    assert 0.7 <= cell.proxy.usage().waiting_s < 1.5
     assert not cell.proxy.limit_event.is_set()
     assert cell.proxy.limit_event.wait(5)
     assert cell.proxy.limit_reached == "wall_s"

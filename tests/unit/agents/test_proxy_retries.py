@@ -25,7 +25,7 @@ def test_a_429_then_success_is_one_call_and_one_retry(make_cell: MakeCell) -> No
     assert answer.status == 200
     usage = cell.proxy.usage()
     assert (usage.calls, usage.retries, usage.input_tokens, usage.output_tokens) == (1, 1, 10, 4)
-    assert usage.waiting_s == pytest.approx(0.05, abs=0.04)
+    assert 0.05 <= usage.waiting_s < 1  # a loaded machine wakes late, never early
     [line] = cell.log_lines()
     assert (line["retries"], line["status"], line["input_tokens"]) == (1, 200, 10)
     assert cell.upstream.calls == 2
@@ -52,7 +52,7 @@ def test_the_last_failure_goes_back_to_the_client(make_cell: MakeCell) -> None:
                                        "param": None, "code": None}}
     usage = cell.proxy.usage()
     assert (usage.calls, usage.retries, usage.input_tokens) == (1, 2, 0)
-    assert usage.waiting_s == pytest.approx(0.03, abs=0.04)  # 0.01 then 0.02
+    assert 0.03 <= usage.waiting_s < 1  # 0.01 then 0.02
     assert cell.upstream.calls == 3
     [line] = cell.log_lines()
     assert (line["status"], line["retries"], line["error"]) == (500, 2, None)
