@@ -144,11 +144,17 @@ s = socket.socket(family, socket.SOCK_STREAM)
 s.settimeout(3)
 try:
     s.connect(address)
-    print("connected", s.recv(64).decode().strip())
 except socket.timeout:
     print("timeout")
 except OSError as exc:
     print("errno", exc.errno)
+else:
+    s.settimeout(1)
+    try:
+        greeting = s.recv(64).decode().strip()
+    except OSError:
+        greeting = ""  # a TLS server waits for the client to speak first
+    print("connected", greeting)
 """
 
 
