@@ -50,7 +50,11 @@ def bwrap_argv(bwrap: str, mounts: Sequence[SandboxMount], env: Mapping[str, str
         argv += ["--dev-bind", device, device]
     for name, value in sorted(env.items()):
         argv += ["--setenv", name, value]
-    argv += ["--chdir", str(workdir), "--", *command]
+    # Last: the root (and the directories made on it for the mount points above) read-only, as
+    # Podman's --read-only makes it; the workspace and /tmp are mounts of their own and stay
+    # writable. Otherwise a cell could write into the parents of its workspace, which exist
+    # only inside but look like the benchmark directory.
+    argv += ["--remount-ro", "/", "--chdir", str(workdir), "--", *command]
     return argv
 
 

@@ -288,6 +288,9 @@ def _watch(command: CellCommand, backend: Backend, record: SandboxRecord, argv: 
                            env=env, timeout=60, stdin=subprocess.DEVNULL)
         (logs / "reproducer.pgid").unlink(missing_ok=True)
     status = _status(proc.returncode, backend.name)
+    if stopped is None and quota is not None and disk_use(command.workspace, quota) > quota:
+        # Filled between two measurements, and then ended (a writer stopped at the file-size cap).
+        stopped, limit = "limit", "disk"
     escapes: list[str] = []
     hits = group.hits() if group is not None else {}
     if stopped is None and hits.get("memory"):
