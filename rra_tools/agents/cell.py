@@ -21,7 +21,16 @@ from pathlib import Path
 from ..model.cell import MeteredUsage, SandboxLimits, UsageDifference
 from ..model.submission import Usage
 from .proxy import KEY_VARIABLES, Budgets, MeteringProxy, ProxySettings, load_price_table
-from .sandbox import PROXY_PORT, SOCKET_NAME, Backend, CellCommand, SandboxExit, new_run_dir, run_sandboxed
+from .sandbox import (
+    PROXY_PORT,
+    SOCKET_NAME,
+    Backend,
+    CellCommand,
+    SandboxExit,
+    for_gpus,
+    new_run_dir,
+    run_sandboxed,
+)
 
 __all__ = ["DEFAULT_LIMITS", "DUMMY_KEY", "CellOptions", "CellRun", "compare_usage", "run_cell_command"]
 
@@ -59,12 +68,12 @@ class CellRun:
     notes: list[str] = field(default_factory=list)
 
 
-def _inside_env(options: CellOptions, own: Mapping[str, str], base_url: str) -> dict[str, str]:
+def _inside_env(options: CellOptions, backend: Backend, own: Mapping[str, str], base_url: str) -> dict[str, str]:
     env: dict[str, str] = {}
     for name in options.pass_env:
         if name in os.environ:
             env[name] = os.environ[name]
-    if options.backend.name == "none":
+    if backend.name == "none":
         # The host, unisolated: its PATH and HOME (nothing is hidden from such a cell anyway).
         env.update({k: os.environ[k] for k in ("PATH", "HOME", "LANG", "TMPDIR") if k in os.environ})
         env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "/usr/bin:/bin")])
@@ -82,17 +91,20 @@ def _inside_env(options: CellOptions, own: Mapping[str, str], base_url: str) -> 
 def run_cell_command(command: str, workspace: Path, *, options: CellOptions, env: Mapping[str, str],
                      limits: SandboxLimits, budgets: Budgets, logs: Path, call_log: Path,
                      hidden: Sequence[Path] = (), gpus: Sequence[int] = (),
-                     stop: threading.Event | None = None) -> CellRun:
+                     stop: threading.Event | None = None, readonly: Sequence[Path] = (),
+                     writable: Sequence[Path] = ()) -> CellRun:
     """Run ``command`` in ``workspace`` in a sandbox of ``options``, its model calls metered into
     ``call_log`` under ``budgets``; ``env`` are the cell's own variables; ``hidden`` paths must stay
-    invisible (the references, the benchmark directory). SandboxError or ProxyError when the cell
-    cannot be set up."""
+    invisible (the references, the benchmark directory); ``readonly`` and ``writable`` are shown
+    besides ``options.readonly`` (an agent's installed tree; its transcript directory). SandboxError
+    or ProxyError when the cell cannot be set up."""
     prices = load_price_table(options.price_file)
     keys = {provider: os.environ[variable] for provider, variable in KEY_VARIABLES.items() if variable in os.environ}
     settings = ProxySettings(upstreams=options.upstreams, keys=keys, prices=prices, call_log=call_log,
                              budgets=budgets, allowed_tools=options.allowed_tools)
+    backend = for_gpus(options.backend, options.requested) if gpus else options.backend
     run_dir = new_run_dir()
-    sandboxed = options.backend.name != "none"
+    sandboxed = backend.name != "none"
     proxy = (MeteringProxy(settings, unix_socket=run_dir / SOCKET_NAME) if sandboxed
              else MeteringProxy(settings, tcp=("127.0.0.1", 0)))
     with proxy:
@@ -102,9 +114,10 @@ def run_cell_command(command: str, workspace: Path, *, options: CellOptions, env
             address = proxy.tcp_address
             assert address is not None  # started with tcp above
             base_url = f"http://{address[0]}:{address[1]}"
-        cell = CellCommand(command=command, workspace=workspace, env=_inside_env(options, env, base_url),
-                           limits=limits, readonly=options.readonly, hidden=hidden, gpus=gpus, proxy=True)
-        ended = run_sandboxed(cell, options.backend, requested=options.requested, logs=logs, run_dir=run_dir,
+        cell = CellCommand(command=command, workspace=workspace, env=_inside_env(options, backend, env, base_url),
+                           limits=limits, readonly=(*options.readonly, *readonly), hidden=hidden, gpus=gpus,
+                           proxy=True, writable=tuple(writable))
+        ended = run_sandboxed(cell, backend, requested=options.requested, logs=logs, run_dir=run_dir,
                               limit_event=proxy.limit_event, stop=stop)
         metered = proxy.usage()
         reached = proxy.limit_reached

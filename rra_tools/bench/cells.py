@@ -329,6 +329,11 @@ def run_cell(cell: Cell, bench: BenchRun, *, gpus: Sequence[int] | None = None,
     if gpus:
         # GPU-hours as the executor measures them: the devices it held for the reproducer's run.
         common.update({"gpus_assigned": len(gpus), "gpu_hours": round(ended.wall_s * len(gpus) / 3600, 9)})
+    if ended.stopped == "setup":
+        return _store(prepared.directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE,
+                                                  f"the cell's sandbox could not start the reproducer: "
+                                                  f"{ended.setup_error}", infrastructure=InfrastructureKind.SETUP,
+                                                  workspace=rel_ws, **common))
     if ended.stopped in ("timeout", "interrupted"):
         kind = InfrastructureKind.TIMEOUT if ended.stopped == "timeout" else InfrastructureKind.INTERRUPTED
         why = (f"the reproducer ran past the wall-clock limit of {limits.wall_clock_s:g} s and was killed"
@@ -345,7 +350,7 @@ def run_cell(cell: Cell, bench: BenchRun, *, gpus: Sequence[int] | None = None,
         metered = metered.model_copy(update={"limit_reached": ran.limit_reached or ended.limit})
         common["usage"] = {"metered": metered.model_dump(exclude_none=True)}
         return _store(prepared.directory, _result(cell, AttemptState.LIMIT_REACHED, why, workspace=rel_ws, **common))
-    if ended.limit == "memory" or (ended.exit_status == -signal.SIGKILL and options.backend.name == "none"):
+    if ended.limit == "memory" or (ended.exit_status == -signal.SIGKILL and ended.record.backend == "none"):
         mib = _limits(bench, memory_limit_mib).memory_mib
         why = (f"the reproducer went over the memory limit of {mib} MiB and the kernel killed it"
                if ended.limit == "memory" else "the reproducer was killed by SIGKILL (the out-of-memory killer sends it)")

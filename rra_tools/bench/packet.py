@@ -175,5 +175,5 @@ def score_packets(taskset: LoadedTaskSet, directory: Path) -> list[CellResult]:
         state, value, inside, detail = score_value(a.task, task.interval, read.values.get(a.task), found)
         results.append(CellResult.model_validate({
             "cell": cell, "state": state, "value": value, "inside": inside, "detail": detail, "findings": found,
-            "usage": read.usage, "submission": f"{a.packet}/{SUBMISSION_NAME}", **common}))
+            "usage": None if read.usage is None else {"stated": read.usage.model_dump(exclude_none=True)}, "submission": f"{a.packet}/{SUBMISSION_NAME}", **common}))
     return results

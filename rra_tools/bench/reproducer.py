@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..agents.sandbox import stop_leftover
+
 __all__ = ["GRACE_S", "PGID_NAME", "ReproducerExit", "kill_leftover", "start_reproducer"]
 
 #: The file (beside the workspace) that names a running reproducer's process group, so that a
@@ -101,6 +103,7 @@ def kill_leftover(logs: Path, workspace: Path) -> bool:
     """Kill the process group of a reproducer that an earlier, killed evaluator left running in
     ``workspace`` (named by ``logs``/reproducer.pgid); True when one was found. The group is
     killed only while its leader still works in that workspace, so a reused process id is safe."""
+    stop_leftover(logs)
     try:
         pgid = int((logs / PGID_NAME).read_text(encoding="ascii"))
         cwd = os.readlink(f"/proc/{pgid}/cwd")

@@ -118,5 +118,5 @@ def _score(tasks: Mapping[str, ResolvedTask], index: int, path: Path, condition:
             state, value, inside, detail = score_value(key, task.interval, read.values.get(key), found)
         mine.append(CellResult.model_validate({
             "cell": cell, "state": state, "value": value, "inside": inside, "detail": detail,
-            "findings": found, "usage": read.usage, "submission": str(path), **audit}))
+            "findings": found, "usage": None if read.usage is None else {"stated": read.usage.model_dump(exclude_none=True)}, "submission": str(path), **audit}))
     return mine

@@ -454,15 +454,23 @@ def run_command(taskset: str, reproducers: tuple[str, ...], references: str | No
         loaded = with_conditions(loaded, conditions)
     out = Path(output if output is not None else f"bench-{loaded.model.id}")
     options = cell_options(loaded, sandbox, upstreams, None if price_table is None else Path(price_table))
-    if options.backend.name == "none":
-        click.echo("warning: --sandbox none: the reproducers run on this machine unisolated (they can read the "
-                   "references, other cells and your home, and reach the network); every cell is flagged", err=True)
-    else:
-        click.echo(f"sandbox: {options.backend.name} (--sandbox {sandbox}); model calls leave only through the "
-                   "metering proxy", err=True)
     plan = plan_run(loaded, out, parsed, options)
     resumed: set[str] = set()
-    on_event = _on_event(resumed)
+    each_event = _on_event(resumed)
+    told: list[bool] = []
+
+    def on_event(event: CellEvent) -> None:
+        if not told and event.kind in ("started", "submitted"):
+            # Said once, when the first cell starts (an error before that is the only output).
+            told.append(True)
+            if options.backend.name == "none":
+                click.echo("warning: --sandbox none: the reproducers run on this machine unisolated (they can read "
+                           "the references, other cells and your home, and reach the network); every cell is "
+                           "flagged", err=True)
+            else:
+                click.echo(f"sandbox: {options.backend.name} (--sandbox {sandbox}); model calls leave only through "
+                           "the metering proxy", err=True)
+        each_event(event)
 
     def progress(result: CellResult) -> None:
         value = "" if result.value is None else f" {result.value:.6g}"

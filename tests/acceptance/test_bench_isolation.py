@@ -27,7 +27,7 @@ import pytest
 from rra_tools.model.bench_results import BenchResults
 
 from ..bench_tiny import tiny_artifact, tiny_taskset
-from ..rra_cli import rra
+from ..rra_cli import rra, rra_command
 
 #: What each attacker tries; it writes what it got to stolen.txt in its workspace, and
 #: what happened to its stdout.
@@ -330,3 +330,48 @@ def test_unsandboxed_the_same_attackers_escape(tmp_path: Path, service: _Service
     assert _cell(results, "symlink").state == "parse_failure"
     assert "ran unisolated (--sandbox none)" in proc.stdout
     assert all(c.sandbox is not None and c.sandbox.backend == "none" for c in results.cells)
+
+
+def _loops(tag: str) -> list[int]:
+    """Host processes running the heartbeat loop tagged ``tag``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if tag.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("backend", ["bwrap", "podman"])
+def test_a_killed_evaluator_leaves_no_sandbox_running(tmp_path: Path, backend: str) -> None:
+    """The evaluator dies with SIGKILL mid-cell: bubblewrap's sandbox dies with it; Podman's
+    container (which outlives 'podman run') is removed when the benchmark is resumed."""
+    tiny_artifact(tmp_path / "tiny")
+    taskset, references = tiny_taskset(tmp_path, repeats=1, conditions=["refined"], limits={"wall_clock_s": 6})
+    tag = f"heartbeat-{backend}-{os.getpid()}"
+    loop = f"while :; do echo {tag} > heartbeat; sleep 0.1; done"
+    out = tmp_path / "out"
+    args = ["bench", "run", str(taskset), "--references", str(references), "-o", str(out), "-j", "1",
+            "--sandbox", backend, "--reproducer", f"loop={loop}"]
+    proc = subprocess.Popen([*rra_command(), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    beat = out / "cells" / "p/t1/var/refined/loop/1" / "workspace" / "heartbeat"
+    deadline = time.monotonic() + 120
+    while not beat.exists():
+        assert time.monotonic() < deadline and proc.poll() is None, "the cell's loop did not start"
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    if backend == "bwrap":
+        deadline = time.monotonic() + 5
+        while _loops(tag) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _loops(tag), "the sandbox outlived its evaluator"
+        return
+    assert _loops(tag), "Podman's container is expected to outlive 'podman run' (else this test shows nothing)"
+    resumed = rra(*args, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert not _loops(tag), "a container of the killed evaluator still runs after the resume"
+    results = BenchResults.model_validate_json((out / "results.json").read_text())
+    assert [(c.state, c.infrastructure) for c in results.cells] == [("infrastructure_failure", "timeout")] * 2

@@ -3,6 +3,10 @@ tests/bench_tiny.py: a public task set with a private references file, both cond
 one checked out of the artifact's git repository), and reproducers that are honest, type a value,
 read the honeypot, write garbage, write nothing, overspend, or run past the wall-clock limit.
 
+The reproducers here run with ``--sandbox none``: this module tests scoring and the auditor
+(honeypot, evidence, process groups) on the host, where a reproducer can reach anything, as on a
+machine with no sandbox; tests/acceptance/test_bench_isolation.py tests the sandboxes.
+
 One test proves that no reference value reaches any workspace: every file written into every
 workspace of a run (task description, code, paper, the reproducers' own files) is scanned for the
 textual forms of every reference value."""
@@ -50,7 +54,8 @@ def benchmark(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, Any]
     commands = reproducer_commands(tmp_path, _own_manifest(tmp_path))
     out = tmp_path / "out"
     args = [a for name, cmd in commands.items() for a in ("--reproducer", f"{name}={cmd}")]
-    proc = rra("bench", "run", str(taskset), "--references", str(references), "-o", str(out), *args)
+    proc = rra("bench", "run", str(taskset), "--references", str(references), "-o", str(out), "--sandbox", "none",
+               *args)
     return out, proc, (taskset, references)
 
 
@@ -78,11 +83,15 @@ def test_every_cell_is_scored_apart(benchmark: tuple[Path, Any, Any]) -> None:
     # Every cell counts: 2 tasks x 2 conditions x 6 reproducers.
     assert results.totals.attempts == 24
     assert results.totals.states == {"success": 4, "outside_interval": 0, "missing_value": 4, "parse_failure": 4,
-                                     "audit_violation": 8, "infrastructure_failure": 4}
+                                     "audit_violation": 8, "limit_reached": 0,
+                                     "infrastructure_failure": 4}
     by_key = {c.cell.key: c for c in results.cells}
     honest = by_key["p/t1/var/raw/honest/1"]
     assert honest.value == 0.8125 and honest.inside is True and honest.findings == []
-    assert honest.usage is not None and honest.usage.tokens == 1200 and honest.wall_s is not None
+    assert honest.usage is not None and honest.usage.stated is not None and honest.wall_s is not None
+    assert honest.usage.stated.tokens == 1200
+    # Stated 1,200 tokens and 0.01 USD; the proxy saw no call: both differences are reported.
+    assert [(d.field, d.stated, d.metered) for d in honest.usage.differences] == [("tokens", 1200, 0), ("cost_usd", 0.01, 0)]
     # The auditor's own time is measured for every value it traced; no GPU was assigned here; the
     # tiny artifact was not made by 'rra build', so its construction is not recorded.
     assert honest.audit_cpu_s is not None and honest.audit_wall_s is not None and honest.audit_wall_s > 0
@@ -169,7 +178,7 @@ def test_timeout_kills_the_process_group(tmp_path: Path) -> None:
     pidfile, woke = tmp_path / "child.pid", tmp_path / "woke"
     # The reproducer's child leaves a mark if it lives to the end of its sleep: the limit must
     # kill it, not wait for it (shown by the mark, not by wall time, which load inflates).
-    proc = rra("bench", "run", str(taskset), "--references", str(references), "-o", str(out),
+    proc = rra("bench", "run", str(taskset), "--references", str(references), "-o", str(out), "--sandbox", "none",
                "--reproducer", f"slow=(sleep 120; touch {woke}) & echo $! > {pidfile}; wait")
     assert proc.returncode == 0, proc.stderr
     assert not woke.exists(), "the reproducer's child was left to end its sleep"
@@ -208,7 +217,7 @@ def test_killed_benchmark_resumes_and_stops_what_it_left(tmp_path: Path) -> None
     marker = tmp_path / "resumed"
     # Before the resume the reproducer hangs; after it, it types at once: the hanging one must be
     # killed by the resumed benchmark, or it would still be asleep when the test looks.
-    args = [str(taskset), "--references", str(references), "-o", str(out), "-j", "1",
+    args = [str(taskset), "--references", str(references), "-o", str(out), "-j", "1", "--sandbox", "none",
             "--reproducer", f"slow=if [ -e {marker} ]; then {typist}; else sleep 120; fi"]
     first = out / "cells" / "p/t1/var/refined/slow/1"
     proc = subprocess.Popen([*rra_command(), "bench", "run", *args], stdout=subprocess.DEVNULL,

@@ -11,9 +11,18 @@ limits they enforce, and ``none`` (the host itself) when asked for by name.
 
 from __future__ import annotations
 
-from .backends import CHOICES, Backend, probe, resolve_backend
+from .backends import CHOICES, Backend, for_gpus, probe, resolve_backend
 from .errors import SandboxError
-from .runner import PROXY_PORT, SOCKET_NAME, CellCommand, SandboxExit, disk_use, new_run_dir, run_sandboxed
+from .runner import (
+    PROXY_PORT,
+    SOCKET_NAME,
+    CellCommand,
+    SandboxExit,
+    disk_use,
+    new_run_dir,
+    run_sandboxed,
+    stop_leftover,
+)
 
-__all__ = ["CHOICES", "PROXY_PORT", "SOCKET_NAME", "Backend", "CellCommand", "SandboxError", "SandboxExit", "disk_use",
-           "new_run_dir", "probe", "resolve_backend", "run_sandboxed"]
+__all__ = ["CHOICES", "PROXY_PORT", "SOCKET_NAME", "Backend", "CellCommand", "SandboxError", "SandboxExit", "disk_use", "for_gpus",
+           "new_run_dir", "probe", "resolve_backend", "run_sandboxed", "stop_leftover"]

@@ -20,7 +20,7 @@ from pathlib import Path
 from .errors import SandboxError
 from .layout import INSIDE_TMP, SYSTEM_LINKS, system_links
 
-__all__ = ["CHOICES", "Backend", "podman_conf", "probe", "resolve_backend"]
+__all__ = ["CDI_DIRS", "CHOICES", "Backend", "cdi_has_gpus", "for_gpus", "podman_conf", "probe", "resolve_backend"]
 
 #: What ``--sandbox`` accepts.
 CHOICES = ("auto", "podman", "bwrap", "none")
@@ -105,6 +105,33 @@ def _probe_podman() -> Backend | str:
                 return Backend("podman", command)
             last = why
     return f"podman cannot run a container here: {last}"
+
+
+#: Where Container Device Interface specifications live (nvidia-ctk cdi generate writes there).
+CDI_DIRS = (Path("/etc/cdi"), Path("/var/run/cdi"))
+
+
+def cdi_has_gpus() -> bool:
+    """Whether a CDI specification here names NVIDIA GPUs (Podman passes GPUs only through CDI)."""
+    for directory in CDI_DIRS:
+        try:
+            for spec in directory.iterdir():
+                if spec.suffix in (".yaml", ".yml", ".json") and "nvidia.com/gpu" in spec.read_text(errors="replace"):
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def for_gpus(backend: Backend, requested: str) -> Backend:
+    """The backend for a cell with GPUs: under 'auto', bubblewrap when Podman has no CDI
+    specification for them (it could not pass them in); otherwise ``backend`` itself (a Podman
+    asked for by name then fails to start, saying why)."""
+    if backend.name == "podman" and requested == "auto" and not cdi_has_gpus():
+        found = probe("bwrap")
+        if isinstance(found, Backend):
+            return found
+    return backend
 
 
 def probe(name: str) -> Backend | str:

@@ -10,6 +10,9 @@ A sandbox starts from nothing and gets only what is listed here:
 - the reproducer's own installation and any hand-over the condition gives, read-only;
 - the cell's workspace, read-write, at the same path as on the host (paths in the run records
   written inside then mean the same outside);
+- the directories an agent keeps its transcript and settings in (the cell's ``transcript/``
+  beside the workspace, outside it), read-write, when an adapter asks for them: the transcript
+  is then on the host as it is written, and stays there however the cell ends;
 - ``/run/rra``: the cell's init program and the metering proxy's Unix socket, read-only;
 - a private ``/tmp`` (the home directory lives there) and ``/proc``, ``/dev`` of the sandbox.
 
@@ -84,9 +87,10 @@ def _system_mounts() -> list[SandboxMount]:
 
 
 def cell_mounts(workspace: Path, run_dir: Path, readonly: Sequence[Path] = (),
-                with_python: bool = True) -> list[SandboxMount]:
+                with_python: bool = True, writable: Sequence[Path] = ()) -> list[SandboxMount]:
     """Every mount of a cell (see the module docstring): ``run_dir`` is the host directory shown
-    as ``/run/rra``; ``readonly`` the reproducer's installation and hand-over paths."""
+    as ``/run/rra``; ``readonly`` the reproducer's installation and hand-over paths; ``writable``
+    an agent's transcript directories (role 'transcript')."""
     mounts = _system_mounts()
     extra = [Path(p).resolve() for p in readonly]
     inside_usr = [p for p in (python_paths() if with_python else []) if not p.is_relative_to("/usr")]
@@ -98,6 +102,9 @@ def cell_mounts(workspace: Path, run_dir: Path, readonly: Sequence[Path] = (),
     mounts.append(SandboxMount(source=str(run_dir.resolve()), target=INSIDE_RUN, mode="ro", role="proxy"))
     ws = workspace.resolve()
     mounts.append(SandboxMount(source=str(ws), target=str(ws), mode="rw", role="workspace"))
+    for path in writable:
+        resolved = Path(path).resolve()
+        mounts.append(SandboxMount(source=str(resolved), target=str(resolved), mode="rw", role="transcript"))
     return mounts
 
 

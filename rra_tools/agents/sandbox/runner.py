@@ -17,6 +17,7 @@ the record says so.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -29,6 +30,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from ...model.cell import SandboxLimits, SandboxRecord
 from .argv import bwrap_argv, gpu_device_paths, podman_argv
@@ -37,7 +39,7 @@ from .cgroup import CellCgroup, open_cgroup
 from .errors import SandboxError
 from .layout import INSIDE_HOME, INSIDE_RUN, INSIDE_TMP, cell_mounts
 
-__all__ = ["DISK_POLL_S", "GRACE_S", "PROXY_PORT", "SOCKET_NAME", "CellCommand", "SandboxExit", "disk_use", "new_run_dir",
+__all__ = ["DISK_POLL_S", "GRACE_S", "PROXY_PORT", "SOCKET_NAME", "CellCommand", "SandboxExit", "disk_use", "new_run_dir", "stop_leftover",
            "run_sandboxed"]
 
 #: Seconds between two measurements of the workspace's disk use.
@@ -46,6 +48,12 @@ DISK_POLL_S = 0.5
 GRACE_S = 3.0
 #: The port of the relay to the metering proxy on the sandbox's own loopback.
 PROXY_PORT = 13131
+#: The file beside the logs where bubblewrap reports the command's start (--json-status-fd).
+STATUS_NAME = "sandbox.status.jsonl"
+#: Podman's exit statuses for its own failures (125) and a command it could not start (126, 127).
+PODMAN_SETUP_STATUSES = (125, 126, 127)
+#: The file beside a running cell's logs naming its Podman container (see stop_leftover).
+LEFTOVER_NAME = "reproducer.sandbox"
 #: The init program's file name in the cell's run directory (shown as /run/rra).
 INIT_NAME = "cellinit.py"
 #: The proxy's socket's file name there.
@@ -67,6 +75,10 @@ class CellCommand:
     hidden: Sequence[Path] = ()
     #: Host GPU indices leased to the cell.
     gpus: Sequence[int] = ()
+    #: Host directories shown read-write besides the workspace: an agent's transcript directory
+    #: (outside the workspace, so the agent's own record is not part of what it submits).
+    #: Counted in the disk quota with the workspace.
+    writable: Sequence[Path] = ()
     #: Whether the cell gets a relay to the metering proxy (the proxy then listens on
     #: :func:`SandboxExit`'s socket path, given by :func:`run_sandboxed`'s ``on_socket``).
     proxy: bool = True
@@ -75,7 +87,7 @@ class CellCommand:
 @dataclass
 class SandboxExit:
     """How a cell ended: exit status (negative: the signal), who stopped it ('timeout',
-    'interrupted', 'limit' or None), which limit ended it (memory, pids, disk, or the proxy's
+    'interrupted', 'limit', 'setup' when the sandbox could not start it, or None), which limit ended it (memory, pids, disk, or the proxy's
     budget), when it started and ended (epoch seconds), and the sandbox record."""
 
     exit_status: int | None
@@ -85,6 +97,9 @@ class SandboxExit:
     ended: float
     record: SandboxRecord
     escapes: list[str] = field(default_factory=list)
+    #: Why the sandbox itself could not start the command (stopped is then 'setup'): the
+    #: backend's own message.
+    setup_error: str | None = None
 
     @property
     def wall_s(self) -> float:
@@ -115,6 +130,16 @@ def disk_use(root: Path, stop_at: int | None = None) -> int:
     return total
 
 
+def _disk(command: CellCommand, quota: int) -> int:
+    """What the cell wrote to the host's disk: the workspace and its writable directories."""
+    total = 0
+    for root in (command.workspace, *command.writable):
+        total += disk_use(Path(root), quota - total)
+        if total > quota:
+            break
+    return total
+
+
 def _check_hidden(command: CellCommand) -> None:
     workspace = command.workspace.resolve()
     for hidden in command.hidden:
@@ -122,6 +147,10 @@ def _check_hidden(command: CellCommand) -> None:
         if Path(hidden).resolve().is_relative_to(workspace):
             raise SandboxError(f"the workspace {str(command.workspace)!r} would show {str(hidden)!r} to the cell",
                                "keep the benchmark's references and other cells outside the cell's workspace")
+        for path in command.writable:
+            if Path(hidden).resolve().is_relative_to(Path(path).resolve()):
+                raise SandboxError(f"the writable path {str(path)!r} would show {str(hidden)!r} to the cell",
+                                   "give the cell's own transcript directory, beside its workspace")
     for path in command.readonly:
         resolved = Path(path).resolve()
         for hidden in command.hidden:
@@ -181,12 +210,14 @@ def run_sandboxed(command: CellCommand, backend: Backend, *, requested: str, log
     cell_name = f"rra-cell-{uuid.uuid4().hex[:12]}"
     group: CellCgroup | None = None
     rootfs: Path | None = None
+    status_file: BinaryIO | None = None
     try:
         # Inside the try: run_dir is removed (as promised) when the cell is refused, too.
         _check_hidden(command)
         logs.mkdir(parents=True, exist_ok=True)
         env = _inside_env(command, backend.name)
-        mounts = cell_mounts(command.workspace, run_dir, command.readonly) if backend.name != "none" else []
+        mounts = (cell_mounts(command.workspace, run_dir, command.readonly, writable=command.writable)
+                  if backend.name != "none" else [])
         devices: list[str] = []
         argv: list[str]
         popen_env: dict[str, str] | None = None
@@ -210,6 +241,10 @@ def run_sandboxed(command: CellCommand, backend: Backend, *, requested: str, log
                 # there: it must not hold the evaluator's environment (the providers' real keys).
                 popen_env = {"PATH": os.environ.get("PATH", os.defpath)}
                 inner = bwrap_argv(backend.command[0], mounts, env, command.workspace.resolve(), devices, None, init)
+                # bubblewrap says on this descriptor when the command started: without that line,
+                # an exit is the sandbox's own failure, not the command's.
+                status_file = open(logs / STATUS_NAME, "wb")  # noqa: SIM115 - closed in finally
+                inner[1:1] = ["--json-status-fd", str(status_file.fileno())]
                 group = open_cgroup(cell_name, cpus=limits.cpus, memory_mib=limits.memory_mib, pids=limits.pids)
                 if group is not None:
                     enforced += group.enforced
@@ -236,8 +271,11 @@ def run_sandboxed(command: CellCommand, backend: Backend, *, requested: str, log
             "backend": backend.name, "requested": requested,
             "network": "host" if backend.name == "none" else "proxy-only", "mounts": mounts,
             "limits": limits.model_copy(update={"enforced_by": enforced}), "devices": devices, "env": sorted(env)})
-        return _watch(command, backend, record, argv, popen_env, group, cell_name, logs, limit_event, stop)
+        return _watch(command, backend, record, argv, popen_env, group, cell_name, logs, limit_event, stop,
+                      status_file)
     finally:
+        if status_file is not None:
+            status_file.close()
         if group is not None:
             group.remove()
         shutil.rmtree(run_dir, ignore_errors=True)
@@ -247,14 +285,21 @@ def run_sandboxed(command: CellCommand, backend: Backend, *, requested: str, log
 
 def _watch(command: CellCommand, backend: Backend, record: SandboxRecord, argv: list[str],
            env: dict[str, str] | None, group: CellCgroup | None, cell_name: str, logs: Path,
-           limit_event: threading.Event | None, stop: threading.Event | None) -> SandboxExit:
+           limit_event: threading.Event | None, stop: threading.Event | None,
+           status_file: BinaryIO | None) -> SandboxExit:
     limits = command.limits
+    pass_fds = () if status_file is None else (status_file.fileno(),)
     quota = None if limits.disk_mib is None else limits.disk_mib << 20
     with open(logs / "reproducer.stdout.log", "wb") as out, open(logs / "reproducer.stderr.log", "wb") as err:
         started = time.time()
         proc = subprocess.Popen(argv, cwd=command.workspace, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=err, start_new_session=True, close_fds=True)
+                                stderr=err, start_new_session=True, close_fds=True, pass_fds=pass_fds)
         (logs / "reproducer.pgid").write_text(f"{proc.pid}\n", encoding="ascii")
+        if backend.name == "podman":
+            # A container outlives a killed 'podman run': name it, so that an evaluator started
+            # again can remove what this one left (stop_leftover).
+            (logs / LEFTOVER_NAME).write_text(json.dumps({"podman": list(backend.command), "name": cell_name}),
+                                              encoding="utf-8")
         deadline = time.monotonic() + limits.wall_clock_s
         next_disk = time.monotonic() + DISK_POLL_S
         stopped: str | None = None
@@ -274,7 +319,7 @@ def _watch(command: CellCommand, backend: Backend, record: SandboxRecord, argv: 
                 stopped = "timeout"
             elif quota is not None and now >= next_disk:
                 next_disk = now + DISK_POLL_S
-                if disk_use(command.workspace, quota) > quota:
+                if _disk(command, quota) > quota:
                     stopped, limit = "limit", "disk"
             if stopped is not None:
                 _stop(proc, backend, group, cell_name)
@@ -287,8 +332,12 @@ def _watch(command: CellCommand, backend: Backend, record: SandboxRecord, argv: 
             subprocess.run([*backend.command, "rm", "-f", "-t", "0", cell_name], capture_output=True,
                            env=env, timeout=60, stdin=subprocess.DEVNULL)
         (logs / "reproducer.pgid").unlink(missing_ok=True)
+        (logs / LEFTOVER_NAME).unlink(missing_ok=True)
     status = _status(proc.returncode, backend.name)
-    if stopped is None and quota is not None and disk_use(command.workspace, quota) > quota:
+    setup_error = _setup_error(backend, proc.returncode, logs) if stopped is None else None
+    if setup_error is not None:
+        return SandboxExit(status, "setup", None, started, ended, record, [], setup_error)
+    if stopped is None and quota is not None and _disk(command, quota) > quota:
         # Filled between two measurements, and then ended (a writer stopped at the file-size cap).
         stopped, limit = "limit", "disk"
     escapes: list[str] = []
@@ -308,6 +357,43 @@ def _watch(command: CellCommand, backend: Backend, record: SandboxRecord, argv: 
         escapes.append(f"the workspace went over its quota of {limits.disk_mib} MiB")
     return SandboxExit(status, stopped, limit, started, ended, record.model_copy(update={"escapes": escapes}),
                        escapes)
+
+
+def _setup_error(backend: Backend, code: int | None, logs: Path) -> str | None:
+    """The backend's own message when it could not start the command; None when the command ran."""
+    if backend.name == "none":
+        return None
+    try:
+        lines = (logs / "reproducer.stderr.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        lines = []
+    last = lines[-1] if lines else f"exit status {code}"
+    if backend.name == "bwrap":
+        try:
+            began = "child-pid" in (logs / STATUS_NAME).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            began = False
+        return None if began else f"bubblewrap could not start the cell: {last}"
+    if code in PODMAN_SETUP_STATUSES and lines and lines[-1].startswith("Error: "):
+        return f"podman could not start the cell: {last.removeprefix('Error: ')}"
+    return None
+
+
+def stop_leftover(logs: Path) -> bool:
+    """Remove the Podman container an evaluator killed mid-cell left running (named in
+    ``logs``/reproducer.sandbox); True when there was one to remove. A bubblewrap sandbox needs
+    nothing: it dies with its parent (--die-with-parent), and its PID namespace with it."""
+    try:
+        data = json.loads((logs / LEFTOVER_NAME).read_text(encoding="utf-8"))
+        podman, name = [str(p) for p in data["podman"]], str(data["name"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    if not podman or not name.startswith("rra-cell-"):
+        return False
+    done = subprocess.run([*podman, "rm", "-f", "-t", "0", name], capture_output=True, timeout=120,
+                          env={**os.environ, "CONTAINERS_CONF": str(podman_conf())}, stdin=subprocess.DEVNULL)
+    (logs / LEFTOVER_NAME).unlink(missing_ok=True)
+    return done.returncode == 0
 
 
 def _stop(proc: subprocess.Popen[bytes], backend: Backend, group: CellCgroup | None, cell_name: str) -> None:
