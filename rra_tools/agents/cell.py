@@ -121,6 +121,10 @@ def run_cell_command(command: str, workspace: Path, *, options: CellOptions, env
                               limit_event=proxy.limit_event, stop=stop)
         metered = proxy.usage()
         reached = proxy.limit_reached
+    if reached is not None and ended.stopped is None:
+        # The command ended on its own after the proxy refused it (an agent that gives up on the
+        # error) before the watch saw the budget: it ended because of the budget all the same.
+        ended.stopped, ended.limit = "limit", "budget"
     return CellRun(ended, metered, reached)
 
 
