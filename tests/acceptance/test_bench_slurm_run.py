@@ -60,7 +60,7 @@ def test_cells_run_as_a_job_array_with_the_settings_in_order(slurm: SlurmCluster
     honest = reproducer_commands(tmp_path, _own_manifest(tmp_path))["honest"]
     out, scratch = tmp_path / "out", tmp_path / "scratch"
     done = rra("bench", "run", str(taskset), "--references", str(references), "-o", str(out),
-               "--reproducer", f"honest={honest}", "--executor", "slurm", "--mem", "0.75",
+               "--reproducer", f"honest={honest}", "--executor", "slurm", "--mem", "0.75", "--sandbox", "none",
                "--scratch", str(scratch), timeout=TIMEOUT_S)
     assert done.returncode == 0, done.stderr
     assert "4/4 cells succeeded (100.0 %)" in done.stdout, (done.stdout, done.stderr)
@@ -102,7 +102,7 @@ def test_a_cancelled_cell_with_no_retry_left_is_an_infrastructure_failure(slurm:
     script.write_text(SLEEPER, encoding="utf-8")
     out, started = tmp_path / "out", tmp_path / "started"
     proc = subprocess.Popen([*rra_command(), "bench", "run", str(taskset), "--references", str(references),
-                             "-o", str(out), "--reproducer", f"sleeper={sys.executable} {script} {started}",
+                             "-o", str(out), "--reproducer", f"sleeper={sys.executable} {script} {started}", "--sandbox", "none",
                              "--executor", "slurm", "--max-retries", "0", "--partition", slurm.partition],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     key = "p/t1/var/refined/sleeper/1"
@@ -168,7 +168,7 @@ def test_a_local_run_killed_mid_way_is_finished_on_slurm_with_its_gpus(slurm: Sl
     script, log = tmp_path / "counter.py", tmp_path / "counter.log"
     script.write_text(COUNTER, encoding="utf-8")
     out = tmp_path / "out"
-    args = ["bench", "run", str(taskset), "--references", str(references), "-o", str(out),
+    args = ["bench", "run", str(taskset), "--references", str(references), "-o", str(out), "--sandbox", "none",
             "--reproducer", f"counter={sys.executable} {script} {log}"]
     proc = subprocess.Popen([*rra_command(), *args, "-j", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -203,3 +203,47 @@ def test_a_local_run_killed_mid_way_is_finished_on_slurm_with_its_gpus(slurm: Sl
     assert not _alive(leftover)
     # Gathered over the leftover: one workspace, the Slurm job's submission in it.
     assert json.loads((out / "cells" / key2 / "workspace" / "submission.json").read_text())["values"][0]["value"] == 0.8125
+
+
+#: What the sandboxed cell on Slurm runs: which hidden paths it can see, its network devices, then
+#: an honest run and submission.
+PROBE = """import glob, json, os, subprocess
+seen = [p for p in {hidden!r} if os.path.exists(p)]
+net = sorted(line.split(":")[0].strip() for line in open("/proc/net/dev").readlines()[2:])
+open("probe.txt", "w").write(f"seen: {{seen}}\\nnet: {{net}}\\n")
+subprocess.run(["rra", "run", "emit"], check=True, stdout=subprocess.DEVNULL)
+(record,) = glob.glob("runs/emit/*/record.json")
+value = json.load(open(record))["metrics"]["score"]
+json.dump({{"submission_version": "1.0", "values": [{{"task": os.environ["RRA_BENCH_TASK_KEY"], "value": value,
+           "evidence": {{"run_record": record, "output": "out/metrics.json", "script": "emit.sh"}}}}]}},
+          open("submission.json", "w"))
+"""
+
+
+def test_a_cell_runs_in_bubblewrap_inside_its_slurm_job(slurm: SlurmCluster, tmp_path: Path) -> None:
+    """--sandbox bwrap on Slurm: the job itself starts the sandbox and the metering proxy on the
+    node; the cell sees its workspace and nothing of the benchmark directory or the references,
+    and its record says so."""
+    tiny_artifact(tmp_path / "tiny")
+    taskset, references = tiny_taskset(tmp_path, repeats=1, conditions=["refined"], limits={"wall_clock_s": 120})
+    out, scratch = tmp_path / "out", tmp_path / "scratch"
+    (tmp_path / "probe").mkdir()
+    (tmp_path / "probe" / "probe.py").write_text(PROBE.format(hidden=[str(references), str(out)]), encoding="utf-8")
+    data = json.loads(taskset.read_text())
+    data["sandbox"] = {"readonly": ["probe"]}
+    taskset.write_text(json.dumps(data))
+    probe = f"python3 {tmp_path / 'probe' / 'probe.py'}"
+    done = rra("bench", "run", str(taskset), "--references", str(references), "-o", str(out),
+               "--reproducer", f"probe={probe}", "--executor", "slurm", "--sandbox", "bwrap",
+               "--scratch", str(scratch), "--partition", slurm.partition, timeout=TIMEOUT_S)
+    assert done.returncode == 0, done.stderr
+    results = BenchResults.model_validate_json((out / "results.json").read_text())
+    assert {c.cell.key: c.state for c in results.cells} == {
+        "p/t1/var/refined/probe/1": "success", "p/t1/exact/refined/probe/1": "success"}, \
+        [(c.cell.key, c.detail) for c in results.cells]
+    for cell in results.cells:
+        assert cell.sandbox is not None and cell.sandbox.backend == "bwrap" and cell.sandbox.network == "proxy-only"
+        probe_out = (out / cell.workspace / "probe.txt").read_text()
+        # Neither the references nor the benchmark directory (nor the node's scratch) is there,
+        # and the only network device is the sandbox's own loopback.
+        assert "seen: []" in probe_out and "net: ['lo']" in probe_out, probe_out
