@@ -15,6 +15,9 @@
 # attempted twice; with two or more GPUs the attempts run side by side and must receive distinct
 # devices (run records' `gpus`, the launchers' CUDA_VISIBLE_DEVICES); with one, they take turns.
 #
+# Then the same task as two sandboxed cells of `rra bench run --sandbox bwrap -j 2`: each cell must
+# see only its own leased /dev/nvidiaN inside, one CUDA device, and record that device alone.
+#
 # Exit status: 0 PASS; 1 FAIL (no GPU recorded, CUDA_VISIBLE_DEVICES empty, the run failed, or
 # the CUDA driver shows the launcher a number of devices other than 1); 2 when it cannot check
 # here (no nvidia-smi, no Python >= 3.11, the install failed).
@@ -250,4 +253,81 @@ if overlap:
 else:
     print(f"PASS{dry}: one GPU, so the two tasks ran one after the other, each on device {records[0]['gpus']}")
 PYEOF
-if [[ $single -ne 0 || $twin -ne 0 ]]; then exit 1; fi
+
+# Part 3: two sandboxed cells of `rra bench run --sandbox bwrap -j 2`, each leased one GPU: each
+# must see only its own /dev/nvidiaN inside (the other GPUs' device files absent), the CUDA driver
+# must show it exactly one device, and the cell's sandbox record must name that device alone.
+mkdir -p "$bench/probe"
+cat > "$bench/probe/probe.py" <<'PYEOF'
+import ctypes, glob, json, os
+nodes = sorted(glob.glob("/dev/nvidia[0-9]*"))
+count = None
+try:
+    cuda, n = ctypes.CDLL("libcuda.so.1"), ctypes.c_int()
+    if cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(n)) == 0:
+        count = n.value
+except OSError:
+    pass
+with open("gpu-seen.json", "w") as f:
+    json.dump({"nodes": nodes, "cuda_device_count": count,
+               "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES", "")}, f)
+PYEOF
+"$py" - "$bench" <<'PYEOF'
+import json, os, sys
+bench = sys.argv[1]
+with open(os.path.join(bench, "tasks.json")) as f:
+    data = json.load(f)
+data.update({"id": "gpu-check-sandbox", "conditions": ["refined"], "sandbox": {"readonly": ["probe"]},
+             "limits": {"wall_clock_s": 120}})
+with open(os.path.join(bench, "sandboxed.json"), "w") as f:
+    json.dump(data, f, indent=1)
+PYEOF
+echo
+echo "gpu-check: rra bench run $bench/sandboxed.json --sandbox bwrap -j 2 (two sandboxed cells of a 1-GPU task)"
+src=0
+"$py" -m rra_tools bench run "$bench/sandboxed.json" -o "$bench/out-sandbox" -j 2 --sandbox bwrap \
+    --reproducer "probe=python3 $bench/probe/probe.py" || src=$?
+sandboxed=0
+"$py" - "$bench" "$src" <<'PYEOF' || sandboxed=$?
+import json, os, sys
+bench, rc = sys.argv[1], int(sys.argv[2])
+try:
+    with open(os.path.join(bench, "out-sandbox", "results.json")) as f:
+        results = json.load(f)
+except OSError:
+    print(f"FAIL: rra bench run exited {rc} and wrote no results")
+    sys.exit(1)
+dry = "RRA_GPU_INVENTORY" in os.environ
+problems, leased = [], []
+for cell in results["cells"]:
+    key = "/".join(str(cell["cell"][k]) for k in ("task", "condition", "reproducer", "repeat"))
+    record = cell.get("sandbox") or {}
+    try:
+        with open(os.path.join(bench, "out-sandbox", cell["workspace"], "gpu-seen.json")) as f:
+            seen = json.load(f)
+    except (OSError, KeyError):
+        problems.append(f"{key}: the probe left no gpu-seen.json ({cell.get('detail')})")
+        continue
+    own = [d for d in record.get("devices", []) if d.rsplit("/", 1)[-1].removeprefix("nvidia").isdigit()]
+    print(f"{key}: backend {record.get('backend')}, devices passed in {record.get('devices')}, seen inside "
+          f"{seen['nodes']}, CUDA_VISIBLE_DEVICES={seen['cuda_visible_devices']!r}, CUDA driver: "
+          f"{seen['cuda_device_count']}")
+    if record.get("backend") != "bwrap":
+        problems.append(f"{key}: ran under {record.get('backend')}, not bubblewrap")
+    if not dry:
+        if len(own) != 1 or seen["nodes"] != own:
+            problems.append(f"{key}: sees {seen['nodes']} inside, leased {own}")
+        if seen["cuda_device_count"] not in (None, 1):
+            problems.append(f"{key}: the CUDA driver shows {seen['cuda_device_count']} devices, not 1")
+    leased.append(tuple(own))
+overlapping = len(leased) == 2 and leased[0] == leased[1] and leased[0]
+if problems:
+    print("FAIL: " + "; ".join(problems))
+    sys.exit(1)
+if dry:
+    print("PASS (DRY RUN: no GPU device files here; the sandboxed cells ran, were recorded and saw no /dev/nvidia*)")
+else:
+    print(f"PASS: each sandboxed cell saw only its own leased GPU: {[list(x) for x in leased]}"
+          + (" (one GPU: the cells took turns)" if overlapping else ""))
+PYEOF
+if [[ $single -ne 0 || $twin -ne 0 || $sandboxed -ne 0 ]]; then exit 1; fi
