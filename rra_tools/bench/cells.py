@@ -31,8 +31,9 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from ..agents.cell import DEFAULT_LIMITS, CellOptions, compare_usage, run_cell_command
 from ..agents.proxy import Budgets, load_price_table, parse_upstreams
@@ -50,10 +51,21 @@ from ..model.bench_results import (
     IntervalResult,
     TaskResult,
 )
-from ..model.taskset import AttemptLimits, CodeCondition
+from ..model.submission import Usage
+from ..model.taskset import AttemptLimits, CodeCondition, Reproducer
 from ..run.gpus import GpuInfo
 from ..run.gpus import inventory as gpu_inventory
 from ..run.plan import find_launcher, launcher_order
+from .agent_cells import (
+    AgentPlan,
+    agent_record,
+    attempt_limits,
+    check_agents,
+    description_limits,
+    parse_reproducer,
+    plan_agent,
+    spec_text,
+)
 from .audit import AuditContext, audit_submission
 from .construction import construction_of
 from .errors import BenchError
@@ -96,6 +108,13 @@ class BenchRun:
     #: The benchmark directory the evaluator reads (``out`` itself, except in a Slurm job's
     #: scratch): no cell may see it.
     home: Path | None = None
+    #: Every reproducer by name as the task set or the command line gives it (a command or an
+    #: agent, with its budget); ``reproducers`` holds each one's identity as a string.
+    specs: Mapping[str, Reproducer] = field(default_factory=dict)
+
+    def limits(self, reproducer: str) -> AttemptLimits:
+        """The limits of ``reproducer``'s attempts: the task set's, its budget in place."""
+        return attempt_limits(self.taskset.model.limits, self.specs.get(reproducer))
 
     def cells(self) -> list[Cell]:
         """Every cell, task by task, then condition, reproducer and repeat."""
@@ -128,22 +147,27 @@ def cell_options(taskset: LoadedTaskSet, sandbox: str = "auto", upstreams: Seque
                        allowed_tools=frozenset(settings.allowed_tools), backend=resolve_backend(sandbox))
 
 
-def plan_run(taskset: LoadedTaskSet, out: Path, reproducers: Mapping[str, str] | None = None,
+def plan_run(taskset: LoadedTaskSet, out: Path, reproducers: Mapping[str, str | Reproducer] | None = None,
              options: CellOptions | None = None) -> BenchRun:
     """The benchmark of ``taskset`` under ``out`` with the task set's reproducers, ``reproducers``
-    adding to or replacing them by name, its cells isolated and metered by ``options`` (default:
-    :func:`cell_options` of the task set); BenchError when there is no reproducer, or when a
-    task's raw code cannot be found and the raw condition is asked for."""
-    merged = {r.name: r.command for r in taskset.model.reproducers}
-    merged.update(reproducers or {})
-    if not merged:
+    adding to or replacing them by name (a shell command, ``agent:AGENT:MODEL``, or a
+    :class:`~rra_tools.model.taskset.Reproducer`), its cells isolated and metered by ``options``
+    (default: :func:`cell_options` of the task set); BenchError when there is no reproducer, when
+    an agent is not installed, or when a task's raw code cannot be found and the raw condition is
+    asked for."""
+    specs: dict[str, Reproducer] = {r.name: r for r in taskset.model.reproducers}
+    for name, given in (reproducers or {}).items():
+        specs[name] = given if isinstance(given, Reproducer) else parse_reproducer(name, given)
+    if not specs:
         raise BenchError("no reproducer to run", "give --reproducer NAME=CMD, or 'reproducers' in the task set")
+    check_agents(specs)
+    merged = {name: spec_text(spec) for name, spec in specs.items()}
     if CodeCondition.RAW.value in taskset.conditions:
         for task in taskset.tasks:
             raw_source(taskset, task)
     if options is None:
         options = cell_options(taskset)
-    return BenchRun(taskset, out.resolve(), merged, {t.key: t for t in taskset.tasks}, options=options)
+    return BenchRun(taskset, out.resolve(), merged, {t.key: t for t in taskset.tasks}, options=options, specs=specs)
 
 
 def honeypot_values(cell: Cell, task: ResolvedTask) -> list[float]:
@@ -161,7 +185,7 @@ def honeypot_values(cell: Cell, task: ResolvedTask) -> list[float]:
 
 def _env(bench: BenchRun, cell: Cell, workspace: Path, gpus: Sequence[int] | None) -> dict[str, str]:
     """The cell's own variables (the sandbox adds PATH, HOME, the proxy's URLs and dummy keys)."""
-    limits = bench.taskset.model.limits
+    limits = bench.limits(cell.reproducer)
     env = {
         "RRA_BENCH_WORKSPACE": str(workspace), "RRA_BENCH_TASK": str(workspace / "task.json"),
         "RRA_BENCH_SUBMISSION": str(workspace / SUBMISSION_NAME), "RRA_BENCH_TASK_KEY": cell.task,
@@ -175,7 +199,7 @@ def _env(bench: BenchRun, cell: Cell, workspace: Path, gpus: Sequence[int] | Non
     return env
 
 
-def _limits(bench: BenchRun, memory_limit_mib: int | None) -> SandboxLimits:
+def _sandbox_limits(bench: BenchRun, memory_limit_mib: int | None) -> SandboxLimits:
     """The sandbox's limits: the task set's, else ``--memory-limit``, else the defaults."""
     limits = bench.taskset.model.limits
     memory = limits.memory_mib or memory_limit_mib or DEFAULT_LIMITS["memory_mib"]
@@ -198,6 +222,8 @@ class PreparedCell:
     decoys: list[float]
     #: The ablation applied to the workspace (a condition 'refined-without-...'), as result data.
     transformation: dict[str, object] | None = None
+    #: The task description written into the workspace (task.json), as data.
+    description: Mapping[str, Any] | None = None
 
 
 def prepare_cell(cell: Cell, bench: BenchRun) -> PreparedCell | CellResult:
@@ -218,7 +244,8 @@ def prepare_cell(cell: Cell, bench: BenchRun) -> PreparedCell | CellResult:
     directory.mkdir(parents=True)
     try:
         made = prepare_workspace(bench.taskset, task, str(cell.condition), workspace,
-                                 (bench.cache or bench.out / ".cache") / "raw")
+                                 (bench.cache or bench.out / ".cache") / "raw",
+                                 description_limits(bench.limits(cell.reproducer)))
     except (BenchError, OSError) as exc:
         return _store(directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE,
                                          f"the workspace could not be prepared: {exc}",
@@ -238,7 +265,7 @@ def prepare_cell(cell: Cell, bench: BenchRun) -> PreparedCell | CellResult:
         "references": [{"task": cell.task, "observations": [
             {"value": d, "by": "reference team", "machine": f"node-{i + 1}", "code": "raw"}
             for i, d in enumerate(decoys)]}]}, indent=2) + "\n").encode())
-    return PreparedCell(directory, workspace, snapshot(workspace), decoys, transformation)
+    return PreparedCell(directory, workspace, snapshot(workspace), decoys, transformation, made.description)
 
 
 def judge_cell(cell: Cell, bench: BenchRun, prepared: PreparedCell, started: float, ended: float,
@@ -265,12 +292,12 @@ def judge_cell(cell: Cell, bench: BenchRun, prepared: PreparedCell, started: flo
                                          submission=rel_sub, **common))
     usage = dict(common.get("usage") or {})  # type: ignore[call-overload]
     metered = MeteredUsage.model_validate(usage["metered"]) if usage.get("metered") else None
-    if submitted.usage is not None:
-        usage["stated"] = submitted.usage.model_dump(exclude_none=True)
-        if metered is not None:
-            usage["differences"] = [d.model_dump() for d in compare_usage(submitted.usage, metered)]
+    if usage.get("stated") is None and submitted.usage is not None:
+        # An agent's own report, read by the evaluator, comes first; else what the submission says.
+        usage.update(_stated(submitted.usage, "submission", metered))
+    stated = Usage.model_validate(usage["stated"]) if usage.get("stated") else None
     common.update({"submission": rel_sub, "usage": usage or None})
-    limits = bench.taskset.model.limits
+    limits = bench.limits(cell.reproducer)
     if metered is not None and metered.calls:
         if limits.cost_usd is not None and metered.cost_usd > limits.cost_usd:
             return _store(directory, _result(cell, AttemptState.LIMIT_REACHED,
@@ -278,7 +305,7 @@ def judge_cell(cell: Cell, bench: BenchRun, prepared: PreparedCell, started: flo
                                              f"priced them, over the limit of {limits.cost_usd:g} USD", **common))
         cost = None  # metered figures decide; what the reproducer states is only compared
     else:
-        cost = submitted.usage.cost_usd if submitted.usage is not None else None
+        cost = stated.cost_usd if stated is not None else None
     if limits.cost_usd is not None and cost is not None and cost > limits.cost_usd:
         return _store(directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE,
                                          f"the reproducer reports a cost of {cost:g} USD, over the limit of "
@@ -304,17 +331,26 @@ def run_cell(cell: Cell, bench: BenchRun, *, gpus: Sequence[int] | None = None,
     prepared = prepare_cell(cell, bench)
     if isinstance(prepared, CellResult):
         return prepared
-    limits = bench.taskset.model.limits
+    limits = bench.limits(cell.reproducer)
     options = bench.options if bench.options is not None else cell_options(bench.taskset)
     rel_ws = prepared.workspace.relative_to(bench.out).as_posix()
     hidden = [p for p in (bench.out, bench.home, bench.taskset.references) if p is not None]
+    env = _env(bench, cell, prepared.workspace, gpus)
+    spec = bench.specs.get(cell.reproducer)
+    plan: AgentPlan | None = None
     try:
+        if spec is not None and spec.agent is not None:
+            plan = plan_agent(spec, prepared.directory, prepared.workspace, prepared.description or {})
+            command = plan.launch.command
+            env.update(plan.launch.env)
+        else:
+            command = bench.reproducers[cell.reproducer]
         ran = run_cell_command(
-            bench.reproducers[cell.reproducer], prepared.workspace, options=options,
-            env=_env(bench, cell, prepared.workspace, gpus), limits=_limits(bench, memory_limit_mib),
+            command, prepared.workspace, options=options, env=env, limits=_sandbox_limits(bench, memory_limit_mib),
             budgets=Budgets(tokens=limits.tokens, cost_usd=limits.cost_usd, calls=limits.calls),
             logs=prepared.directory, call_log=prepared.directory / CALL_LOG_NAME, hidden=hidden,
-            gpus=gpus or (), stop=stop)
+            gpus=gpus or (), stop=stop, readonly=plan.launch.readonly if plan else (),
+            writable=plan.launch.writable if plan else ())
     except RRAError as exc:
         return _store(prepared.directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE,
                                                   f"the cell's sandbox could not be set up: {exc}",
@@ -326,6 +362,12 @@ def run_cell(cell: Cell, bench: BenchRun, *, gpus: Sequence[int] | None = None,
                                  "transformation": prepared.transformation,
                                  "sandbox": ended.record.model_dump(exclude_none=True),
                                  "usage": {"metered": metered.model_dump(exclude_none=True)}}
+    if plan is not None:
+        agent, handover, stated = agent_record(plan, bench.out)
+        common.update({"agent": agent, "handover": handover})
+        if stated is not None:
+            common["usage"] = {"metered": metered.model_dump(exclude_none=True),
+                               **_stated(stated, "agent", metered)}
     if gpus:
         # GPU-hours as the executor measures them: the devices it held for the reproducer's run.
         common.update({"gpus_assigned": len(gpus), "gpu_hours": round(ended.wall_s * len(gpus) / 3600, 9)})
@@ -346,12 +388,13 @@ def run_cell(cell: Cell, bench: BenchRun, *, gpus: Sequence[int] | None = None,
             why = (f"the reproducer spent its {_BUDGET_WORDS.get(what, what)} ({_budget_value(limits, what)}), "
                    "as the metering proxy measured it, and was stopped")
         else:
-            why = f"the reproducer filled its workspace's disk quota of {_limits(bench, None).disk_mib} MiB and was stopped"
+            why = (f"the reproducer filled its workspace's disk quota of {_sandbox_limits(bench, None).disk_mib} MiB "
+                   "and was stopped")
         metered = metered.model_copy(update={"limit_reached": ran.limit_reached or ended.limit})
-        common["usage"] = {"metered": metered.model_dump(exclude_none=True)}
+        common["usage"] = {**common["usage"], "metered": metered.model_dump(exclude_none=True)}  # type: ignore[dict-item]
         return _store(prepared.directory, _result(cell, AttemptState.LIMIT_REACHED, why, workspace=rel_ws, **common))
     if ended.limit == "memory" or (ended.exit_status == -signal.SIGKILL and ended.record.backend == "none"):
-        mib = _limits(bench, memory_limit_mib).memory_mib
+        mib = _sandbox_limits(bench, memory_limit_mib).memory_mib
         why = (f"the reproducer went over the memory limit of {mib} MiB and the kernel killed it"
                if ended.limit == "memory" else "the reproducer was killed by SIGKILL (the out-of-memory killer sends it)")
         return _store(prepared.directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE, why,
@@ -362,6 +405,15 @@ def run_cell(cell: Cell, bench: BenchRun, *, gpus: Sequence[int] | None = None,
 #: A budget's name in a sentence.
 _BUDGET_WORDS = {"tokens": "token budget", "cost_usd": "cost budget", "calls": "call budget",
                  "wall_s": "working-time budget"}
+
+
+def _stated(stated: Usage, by: str, metered: MeteredUsage | None) -> dict[str, Any]:
+    """A cell's ``usage`` fields for what it stated (``by`` 'agent' or 'submission'), with its
+    differences from the metered figures."""
+    fields: dict[str, Any] = {"stated": stated.model_dump(exclude_none=True), "stated_by": by}
+    if metered is not None:
+        fields["differences"] = [d.model_dump() for d in compare_usage(stated, metered)]
+    return fields
 
 
 def _budget_value(limits: AttemptLimits, what: str) -> str:

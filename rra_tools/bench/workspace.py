@@ -45,7 +45,7 @@ from .errors import BenchError
 from .taskset import LoadedTaskSet, ResolvedTask
 
 __all__ = ["SUBMISSION_NAME", "FileState", "PreparedWorkspace", "RawSource", "leaks", "number_forms", "prepare_workspace",
-           "raw_source", "reference_pattern", "snapshot"]
+           "raw_source", "reference_pattern", "snapshot", "task_description"]
 
 #: The submission's file name in the workspace (RRA_BENCH_SUBMISSION names it too).
 SUBMISSION_NAME = "submission.json"
@@ -261,9 +261,22 @@ class PreparedWorkspace:
     transformation: Transformation | None = None
 
 
+def task_description(taskset: LoadedTaskSet, task: ResolvedTask, condition: str,
+                     limits: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The task description (``task.json``) of ``task`` under ``condition``; ``limits`` are the
+    attempt's (default: the task set's wall-clock and cost limits)."""
+    paper = next(p for p in taskset.model.papers if p.id == task.paper)
+    paper_file = Path(paper.file).name if paper.file is not None else None
+    if limits is None:
+        model = taskset.model.limits
+        limits = {"wall_clock_s": model.wall_clock_s, "cost_usd": model.cost_usd}
+    return _task_description(taskset, task, condition, paper_file, limits)
+
+
 def prepare_workspace(taskset: LoadedTaskSet, task: ResolvedTask, condition: str, target: Path,
-                      cache: Path) -> PreparedWorkspace:
-    """Fill the new directory ``target`` for one attempt of ``task`` under ``condition``."""
+                      cache: Path, limits: Mapping[str, Any] | None = None) -> PreparedWorkspace:
+    """Fill the new directory ``target`` for one attempt of ``task`` under ``condition``, within
+    ``limits`` (:func:`task_description`)."""
     parts = condition_parts(condition)
     transformation = None
     if parts is not None:
@@ -272,15 +285,11 @@ def prepare_workspace(taskset: LoadedTaskSet, task: ResolvedTask, condition: str
         target.mkdir(parents=True)
         _checkout_raw(raw_source(taskset, task), target, cache)
     paper = next(p for p in taskset.model.papers if p.id == task.paper)
-    paper_file = None
     if paper.file is not None:
         source = taskset.path.parent / paper.file
         (target / "paper").mkdir(exist_ok=True)
         shutil.copyfile(source, target / "paper" / source.name)
-        paper_file = source.name
-    limits = taskset.model.limits
-    description = _task_description(taskset, task, condition, paper_file,
-                                    {"wall_clock_s": limits.wall_clock_s, "cost_usd": limits.cost_usd})
+    description = task_description(taskset, task, condition, limits)
     write_atomic(target / "task.json", (json.dumps(description, indent=2) + "\n").encode())
     write_atomic(target / "TASK.md", _render_task_md(description).encode())
     return PreparedWorkspace(description, transformation)

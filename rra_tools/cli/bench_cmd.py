@@ -414,8 +414,9 @@ def report_command(results: str, output: str | None, seed: int, resamples: int, 
 @bench.command("run")
 @click.argument("taskset", type=click.Path(exists=True, dir_okay=False))
 @click.option("--reproducer", "reproducers", multiple=True, metavar="NAME=CMD",
-              help="A reproducer: a shell command run in each workspace (repeatable); adds to or replaces the "
-              "task set's reproducers of that name.")
+              help="A reproducer: a shell command run in each workspace, or NAME=agent:AGENT:MODEL, a coding agent "
+              "run through its adapter with the hand-over as its prompt ('rra bench agents'); repeatable; adds to or "
+              "replaces the task set's reproducers of that name.")
 @click.option("--references", type=click.Path(exists=True, dir_okay=False),
               help="The private references file (read by the evaluator only).")
 @click.option("--condition", "conditions", multiple=True, metavar="CONDITION",
@@ -547,3 +548,9 @@ from .bench_study_cmd import audit_eval_command, packet_command  # noqa: E402
 
 bench.add_command(audit_eval_command)
 bench.add_command(packet_command)
+
+# The coding agents (adapters, their installs) and the hand-over they receive.
+from .bench_agents_cmd import agents_group, prompt_command  # noqa: E402
+
+bench.add_command(agents_group)
+bench.add_command(prompt_command)

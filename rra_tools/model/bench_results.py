@@ -34,7 +34,7 @@ from pydantic import Field, model_validator
 
 from ._base import Id, RRAModel, Sha256
 from .bench_cost import Construction
-from .cell import MeteredUsage, SandboxRecord, UsageDifference
+from .cell import AgentRecord, HandoverRecord, MeteredUsage, SandboxRecord, UsageDifference
 from .submission import Usage
 from .taskset import ConditionName, Part, TaskKey
 
@@ -202,7 +202,11 @@ class CellUsage(RRAModel):
 
     metered: MeteredUsage | None = Field(default=None, description="Measured outside the cell by the metering "
                                          "proxy; what cost figures read first.")
-    stated: Usage | None = Field(default=None, description="What the reproducer's submission says it consumed.")
+    stated: Usage | None = Field(default=None, description="What the reproducer says it consumed: a coding agent's "
+                                 "own report read by the evaluator from the agent program's output (stated_by "
+                                 "'agent'), else the submission's usage (stated_by 'submission').")
+    stated_by: Literal["agent", "submission"] | None = Field(
+        default=None, description="Where 'stated' comes from: the agent program's own report, or the submission.")
     differences: list[UsageDifference] = Field(
         default_factory=list, description="Stated figures that differ from the metered ones by more than 1 %.")
 
@@ -263,6 +267,10 @@ class CellResult(RRAModel):
                                    "directory (or as given to 'rra bench score').")
     transformation: Transformation | None = Field(
         default=None, description="The ablation applied to the workspace, for a condition 'refined-without-...'.")
+    handover: HandoverRecord | None = Field(
+        default=None, description="The hand-over a coding agent received (template version and digest).")
+    agent: AgentRecord | None = Field(default=None, description="The coding agent that ran, its adapter and "
+                                      "transcript, for a reproducer that names an agent.")
 
 
 class GroupTotals(RRAModel):

@@ -11,9 +11,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from ._base import RRAModel
+from ._base import RRAModel, Sha256
 
-__all__ = ["BACKENDS", "MeteredUsage", "SandboxLimits", "SandboxMount", "SandboxRecord", "UsageDifference"]
+__all__ = ["BACKENDS", "AgentRecord", "HandoverRecord", "MeteredUsage", "ReportedUsage", "SandboxLimits", "SandboxMount",
+           "SandboxRecord", "UsageDifference"]
 
 #: The sandbox backends a cell can run under; 'none' is the host itself, asked for explicitly.
 BACKENDS = ("podman", "bwrap", "none")
@@ -25,7 +26,8 @@ class SandboxMount(RRAModel):
     source: str = Field(description="The host path.")
     target: str = Field(description="Where it appears inside the sandbox.")
     mode: Literal["ro", "rw"] = Field(description="'ro' (read-only) or 'rw'.")
-    role: str = Field(description="Why it is there: workspace, hand-over, reproducer, system, proxy.")
+    role: str = Field(description="Why it is there: workspace, hand-over, reproducer, system, proxy, rra, "
+                      "transcript (an agent's transcript directory, read-write).")
 
 
 class SandboxLimits(RRAModel):
@@ -87,3 +89,47 @@ class UsageDifference(RRAModel):
     field: str
     stated: float
     metered: float
+
+
+class HandoverRecord(RRAModel):
+    """The hand-over an agent was given: the template's version and the digest of the text rendered
+    for the cell (the same text ``rra bench prompt`` prints)."""
+
+    version: str = Field(description="Version of the hand-over template (rra_tools/agents/handover).")
+    sha256: Sha256 = Field(description="SHA-256 of the rendered text (UTF-8), exactly as the agent received it.")
+    path: str | None = Field(default=None, description="The rendered text as kept beside the workspace, relative to "
+                             "the benchmark directory.")
+
+
+class ReportedUsage(RRAModel):
+    """The usage an agent program reports of itself (its JSON result, its events, its trajectory),
+    read by the evaluator from the agent's output; compared with the metered usage, never used
+    in its place."""
+
+    input_tokens: int | None = Field(default=None, ge=0, description="Input tokens, without cache reads and writes.")
+    output_tokens: int | None = Field(default=None, ge=0, description="Output tokens (reasoning included).")
+    cache_read_tokens: int | None = Field(default=None, ge=0)
+    cache_write_tokens: int | None = Field(default=None, ge=0)
+    calls: int | None = Field(default=None, ge=0, description="Model calls, where the agent counts them.")
+    cost_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False,
+                                   description="Cost by the agent's own price list, where it states one.")
+    source: str = Field(description="Where it was read, e.g. 'stdout: the result event'.")
+
+    def tokens(self) -> int | None:
+        """Every token together (input, cache reads and writes, output), as the metered total counts them."""
+        parts = (self.input_tokens, self.output_tokens, self.cache_read_tokens, self.cache_write_tokens)
+        if all(p is None for p in parts):
+            return None
+        return sum(p or 0 for p in parts)
+
+
+class AgentRecord(RRAModel):
+    """The coding agent that ran in a cell, through which adapter, and where its transcript is."""
+
+    adapter: str = Field(description="The adapter: claude-code, codex, gemini-cli, mini-swe-agent.")
+    version: str = Field(description="The agent's pinned version.")
+    model: str = Field(description="The model it was told to use.")
+    transcript: list[str] = Field(default_factory=list, description="Its transcript files (conversation, tool "
+                                  "calls, results), relative to the benchmark directory; outside the workspace.")
+    reported: ReportedUsage | None = Field(default=None, description="The usage it reported of itself, when it "
+                                           "did (usage.stated of the cell).")

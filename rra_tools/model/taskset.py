@@ -25,13 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import Field, StringConstraints, model_validator
 
 from ._base import Id, RRAModel
 
-__all__ = ["CONDITION_PATTERN", "MIN_OBSERVATIONS", "PARTS", "Ablation", "AblationParts", "AttemptLimits", "SandboxSettings",
+__all__ = ["AGENTS", "CONDITION_PATTERN", "MIN_OBSERVATIONS", "PARTS", "Ablation", "AblationParts", "AgentName",
+           "AttemptLimits", "ReproducerBudget", "SandboxSettings",
            "BenchObservation", "CodeCondition", "ConditionName", "Experiment", "Paper", "Part", "RawCode", "Reproducer",
            "SlurmSettings", "Task", "TaskKey", "TaskReference", "TaskReferences", "TaskSet", "condition_name",
            "condition_parts"]
@@ -214,12 +215,50 @@ class Paper(RRAModel):
     experiments: list[Experiment] = Field(min_length=1, description="The experiments; ids unique within the paper.")
 
 
+#: The coding agents a reproducer may name (``rra_tools.agents.adapters`` has one adapter each).
+AGENTS = ("claude-code", "codex", "gemini-cli", "mini-swe-agent")
+AgentName = Literal["claude-code", "codex", "gemini-cli", "mini-swe-agent"]
+
+#: A model id as the provider spells it ('claude-sonnet-4-5', 'gpt-5.5', 'openai/gpt-5-mini').
+ModelId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$")]
+
+
+class ReproducerBudget(RRAModel):
+    """A reproducer's own budget per attempt: each figure set replaces the task set's limit of the
+    same name for this reproducer's cells (the metering proxy enforces it)."""
+
+    tokens: int | None = Field(default=None, ge=1, description="Model tokens (input, cached and output).")
+    cost_usd: float | None = Field(default=None, ge=0, description="Cost in US dollars, as the metering proxy "
+                                   "prices the calls.")
+    calls: int | None = Field(default=None, ge=1, description="Model calls.")
+
+
 class Reproducer(RRAModel):
-    """A reproducer: a named shell command started in each workspace (``rra bench run``)."""
+    """A reproducer: a named shell command started in each workspace, or a coding agent run
+    through its adapter (``rra bench run``; docs/agents.md)."""
+
+    #: A reproducer is a command or an agent with its model (exactly one: checked below).
+    _rra_any_of: ClassVar[tuple[dict[str, Any], ...]] = ({"required": ["command"]}, {"required": ["agent", "model"]})
 
     name: Id
-    command: Text = Field(description="Run with 'sh -c' in the workspace; the environment names the task "
-                          "description and where to write the submission (docs/bench.md).")
+    command: Text | None = Field(default=None, description="Run with 'sh -c' in the workspace; the environment "
+                                 "names the task description and where to write the submission (docs/bench.md).")
+    agent: AgentName | None = Field(
+        default=None, description="A coding agent run through its adapter, at its pinned version, with the "
+        "hand-over as its prompt (docs/agents.md): claude-code, codex, gemini-cli or mini-swe-agent.")
+    model: ModelId | None = Field(default=None, description="The model the agent uses, as its provider names it "
+                                  "(with 'agent' only).")
+    budget: ReproducerBudget | None = Field(
+        default=None, description="This reproducer's budget per attempt (tokens, cost_usd, calls), replacing the "
+        "task set's limits of the same name.")
+
+    @model_validator(mode="after")
+    def _command_or_agent(self) -> Reproducer:
+        if (self.command is None) == (self.agent is None):
+            raise ValueError("a reproducer needs exactly one of 'command' and 'agent'")
+        if (self.agent is None) != (self.model is None):
+            raise ValueError("'model' goes with 'agent', and an agent needs its 'model'")
+        return self
 
 
 class AttemptLimits(RRAModel):
@@ -286,7 +325,7 @@ class TaskSet(RRAModel):
         "part's main effect and their interactions.")
     reproducers: list[Reproducer] = Field(
         default_factory=list, description="Reproducers of reproducer mode; 'rra bench run --reproducer "
-        "NAME=CMD' adds one or replaces the one of that name.")
+        "NAME=CMD' (or NAME=agent:AGENT:MODEL) adds one or replaces the one of that name.")
     limits: AttemptLimits = Field(default_factory=AttemptLimits, description="Limits of each attempt.")
     sandbox: SandboxSettings = Field(default_factory=lambda: SandboxSettings(),
                                      description="What the cells' sandboxes let in beyond the default.")
