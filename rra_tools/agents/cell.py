@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..model.cell import MeteredUsage, SandboxLimits, UsageDifference
 from ..model.submission import Usage
-from .proxy import KEY_VARIABLES, Budgets, MeteringProxy, ProxySettings, load_price_table
+from .proxy import KEY_VARIABLES, Budgets, MeteringProxy, ProxySettings, load_price_table, parse_upstreams
 from .sandbox import (
     PROXY_PORT,
     SOCKET_NAME,
@@ -29,10 +29,12 @@ from .sandbox import (
     SandboxExit,
     for_gpus,
     new_run_dir,
+    resolve_backend,
     run_sandboxed,
 )
 
-__all__ = ["DEFAULT_LIMITS", "DUMMY_KEY", "CellOptions", "CellRun", "compare_usage", "run_cell_command"]
+__all__ = ["DEFAULT_LIMITS", "DUMMY_KEY", "CellOptions", "CellRun", "compare_usage", "make_cell_options",
+           "run_cell_command"]
 
 #: The key every agent holds inside a cell: the proxy swaps in the real one.
 DUMMY_KEY = "rra-cell-dummy-key"
@@ -66,6 +68,17 @@ class CellRun:
     metered: MeteredUsage
     limit_reached: str | None = None
     notes: list[str] = field(default_factory=list)
+
+
+def make_cell_options(sandbox: str = "auto", upstreams: Sequence[str] = (), price_file: Path | None = None, *,
+                      pass_env: Sequence[str] = (), readonly: Sequence[Path] = (),
+                      allowed_tools: Sequence[str] = ()) -> CellOptions:
+    """Cell options for ``--sandbox``, ``--upstream`` and ``--price-table``, checked now: SandboxError
+    when no sandbox of that kind can run here, ProxyError for a bad upstream or price table."""
+    load_price_table(price_file)
+    return CellOptions(backend=resolve_backend(sandbox), requested=sandbox, upstreams=parse_upstreams(upstreams),
+                       price_file=price_file, pass_env=tuple(pass_env), readonly=tuple(readonly),
+                       allowed_tools=frozenset(allowed_tools))
 
 
 def _inside_env(options: CellOptions, backend: Backend, own: Mapping[str, str], base_url: str) -> dict[str, str]:

@@ -32,7 +32,8 @@ def construction_of(artifact: Path) -> Construction:
         return Construction(recorded=False)
     _, steps = found
     ran = [s for s in steps if s.runs > 0 or s.wall_s > 0]
-    stated = any(s.usage_reported for s in steps)
+    # Known when the agent stated it or the metering proxy measured it (rra build in a sandbox).
+    stated = any(s.usage_reported or s.usage_metered for s in steps)
     return Construction(
         recorded=True, source=STATE_PATH, wall_s=round(sum(s.wall_s for s in steps), 6), steps=len(ran),
         decisions=sum(len(s.decisions) for s in steps), input_tokens=sum(s.input_tokens for s in steps),

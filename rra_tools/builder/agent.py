@@ -5,9 +5,14 @@ At a decision point the builder writes an :class:`~rra_tools.model.agent.AgentRe
 
 - an answer already at ``<id>.answer.json`` (written by a person, or left by an earlier agent
   run) is used as it is;
-- else, with an agent command, the command runs as ``CMD... REQUEST_PATH`` in the current
-  directory (so that a relative path in ``CMD`` means what it meant to the user), with ``RRA_AGENT_REQUEST`` and ``RRA_AGENT_ANSWER`` naming both files in its
-  environment, and must write the answer file; its output goes to ``<id>.agent.log``;
+- else, with an agent command, the command runs as ``CMD... REQUEST_PATH``, with
+  ``RRA_AGENT_REQUEST`` and ``RRA_AGENT_ANSWER`` naming both files in its environment, and must
+  write the answer file; its output goes to ``<id>.agent.log``. By default it runs in a cell's
+  sandbox (:mod:`rra_tools.agents`): the artifact directory is its workspace (read-write), a file
+  named in ``CMD`` (a relative path means what it meant to the user) is shown read-only, and its
+  model calls leave only through the metering proxy, whose figures become the decision's cost
+  (the call log is kept as ``<id>.model-calls.jsonl``). With ``--sandbox none`` it runs in the
+  current directory with the user's environment, as before;
 - else the build stops (:class:`DecisionNeeded`) and says what to do.
 
 Answers are validated against the published schema (through the pydantic model); a bad answer
@@ -20,15 +25,20 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..agents.cell import DEFAULT_LIMITS, CellOptions, run_cell_command
+from ..agents.proxy import Budgets
 from ..errors import ExitStatus, RRAError
 from ..io.atomic import write_atomic
 from ..model.agent import AgentAnswer, AgentRequest
+from ..model.cell import MeteredUsage, SandboxLimits
 
 __all__ = ["AgentFailed", "Agent", "AnswerInvalid", "Asked", "DecisionNeeded", "decision_paths", "read_answer",
            "slug"]
@@ -116,19 +126,23 @@ class Asked:
     #: 'agent' (the command ran), or 'file' (an answer file was already there).
     source: str
     wall_s: float
+    #: The model calls the metering proxy measured, when the agent ran in a cell.
+    metered: MeteredUsage | None = None
 
 
 class Agent:
     """Asks decisions: from answer files already written, then from the agent command, if any."""
 
     def __init__(self, command: str | None, *, timeout_s: float = 3600.0,
-                 progress: Callable[[str], None] | None = None) -> None:
+                 progress: Callable[[str], None] | None = None, cell: CellOptions | None = None) -> None:
         self.argv = shlex.split(command) if command else None
         if command is not None and not self.argv:
             raise AgentFailed("--agent is empty: give the command that answers the builder's requests")
         self.command = command
         self.timeout_s = timeout_s
         self.progress = progress or (lambda _: None)
+        #: The sandbox and proxy the command runs in; None or backend 'none': unisolated.
+        self.cell = cell
 
     def ask(self, root: Path, request: AgentRequest, todo: str) -> Asked:
         """The answer to ``request`` (see the module docstring)."""
@@ -144,6 +158,10 @@ class Agent:
                                  step=request.step, request=request_path, answer=answer_path, todo=todo)
         self.progress(f"asking the agent: {request.question}")
         log = request_path.with_name(request_path.name.replace(".request.json", ".agent.log"))
+        if self.cell is not None and self.cell.backend.name != "none":
+            metered = self._ask_in_cell(root, request_path, answer_path, log)
+            wall = time.monotonic() - started
+            return Asked(read_answer(answer_path, request), "agent", wall, metered)
         env = {**os.environ, "RRA_AGENT_REQUEST": str(request_path), "RRA_AGENT_ANSWER": str(answer_path)}
         try:
             with open(log, "wb") as out:
@@ -166,6 +184,60 @@ class Agent:
                               "the agent writes its answer to the path in the request's 'answer' field "
                               "(also in $RRA_AGENT_ANSWER)")
         return Asked(read_answer(answer_path, request), "agent", wall)
+
+    def _ask_in_cell(self, root: Path, request_path: Path, answer_path: Path, log: Path) -> MeteredUsage:
+        """Run the command in a cell (module docstring); what the proxy metered."""
+        assert self.argv is not None and self.cell is not None  # checked by ask()
+        argv = [_resolved(word) for word in self.argv]
+        readonly = [Path(w) for w in argv if os.path.isabs(w) and os.path.isfile(w) and not w.startswith("/usr/")]
+        scratch = Path(tempfile.mkdtemp(prefix="rra-build-cell-"))
+        try:
+            # No disk quota: the workspace is the author's repository, data and all.
+            limits = SandboxLimits(wall_clock_s=self.timeout_s, memory_mib=DEFAULT_LIMITS["memory_mib"],
+                                   pids=DEFAULT_LIMITS["pids"])
+            ran = run_cell_command(shlex.join([*argv, str(request_path)]), root, options=self.cell,
+                                   env={"RRA_AGENT_REQUEST": str(request_path), "RRA_AGENT_ANSWER": str(answer_path)},
+                                   limits=limits, budgets=Budgets(), logs=scratch,
+                                   call_log=scratch / "model-calls.jsonl", readonly=readonly)
+            # Copied in only now: while it ran, the agent could have rewritten anything in its workspace.
+            with open(log, "wb") as out:
+                for name in ("reproducer.stdout.log", "reproducer.stderr.log"):
+                    if (scratch / name).is_file():
+                        out.write((scratch / name).read_bytes())
+            if (scratch / "model-calls.jsonl").is_file():
+                shutil.copyfile(scratch / "model-calls.jsonl", log.with_name(log.name.replace(
+                    ".agent.log", ".model-calls.jsonl")))
+        except RRAError as exc:
+            raise AgentFailed(f"the agent's sandbox could not be set up: {exc}",
+                              "give --sandbox none to run the agent unisolated") from None
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        ended = ran.exit
+        if ended.stopped == "setup":
+            raise AgentFailed(f"the agent's sandbox could not start it: {ended.setup_error}",
+                              "give --sandbox none to run the agent unisolated")
+        if ended.stopped == "timeout":
+            raise AgentFailed(f"the agent did not answer {request_path} within {self.timeout_s:g} s; its output "
+                              f"is in {log}")
+        if ended.stopped is not None:
+            raise AgentFailed(f"the agent was stopped ({ended.limit or ended.stopped}) on {request_path}:\n"
+                              f"{_tail(log)}", f"its whole output is in {log}")
+        if ended.exit_status != 0:
+            raise AgentFailed(f"the agent exited with status {ended.exit_status} on {request_path}:\n"
+                              f"{_tail(log)}", f"its whole output is in {log}")
+        if not answer_path.is_file():
+            raise AgentFailed(f"the agent exited 0 but wrote no answer to {answer_path}",
+                              "the agent writes its answer to the path in the request's 'answer' field "
+                              "(also in $RRA_AGENT_ANSWER)")
+        return ran.metered
+
+
+def _resolved(word: str) -> str:
+    """``word`` as an absolute path when it names a file relative to the current directory (so that
+    it means inside the sandbox what it meant to the user), else unchanged."""
+    if word.startswith("-") or os.path.isabs(word) or not os.path.isfile(word):
+        return word
+    return os.path.abspath(word)
 
 
 def _tail(path: Path) -> str:

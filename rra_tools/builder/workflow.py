@@ -45,6 +45,7 @@ from ..errors import ExitStatus, RRAError
 from ..io.artifact import Artifact, load_artifact
 from ..io.atomic import write_atomic
 from ..model.agent import AgentAnswer, AgentRequest, Candidate, DecisionKind
+from ..agents.cell import make_cell_options
 from .agent import Agent, AnswerInvalid, Asked, decision_paths
 from .manifest_edit import EditError, edit_manifest
 
@@ -104,6 +105,11 @@ class BuildOptions:
     #: Where the review runs the launchers: 'locked' (a fresh environment from the lock),
     #: 'current' (this interpreter) or 'container' (the artifact's image).
     review_env: str = "locked"
+    #: Where the agent command runs (``--sandbox``): 'auto', 'podman', 'bwrap' or 'none'.
+    sandbox: str = "auto"
+    #: Where its model calls go (``--upstream PROVIDER=URL``) and the price table (``--price-table``).
+    upstreams: tuple[str, ...] = ()
+    price_table: Path | None = None
 
 
 @dataclass
@@ -127,6 +133,9 @@ class StepRecord:
     cost_usd: float = 0.0
     #: Whether the agent stated tokens or cost for any answer of the step.
     usage_reported: bool = False
+    #: Whether the metering proxy measured the model calls of an answer of the step (its tokens
+    #: and cost then count, not what the agent stated).
+    usage_metered: bool = False
     note: str = ""
     #: What the step found or made that later steps (and the report) use.
     outputs: dict[str, Any] = field(default_factory=dict)
@@ -186,7 +195,10 @@ class _Build:
         self.raw = options.raw.resolve()
         self.root = options.artifact.resolve()
         self.progress = progress
-        self.agent = Agent(options.agent, timeout_s=options.agent_timeout_s, progress=progress)
+        cell = None
+        if options.agent is not None:
+            cell = make_cell_options(options.sandbox, options.upstreams, options.price_table)
+        self.agent = Agent(options.agent, timeout_s=options.agent_timeout_s, progress=progress, cell=cell)
         self.header: dict[str, Any] = {}
         self.steps = {name: StepRecord(name) for name in STEPS}
         self.current: StepRecord | None = None
@@ -234,7 +246,21 @@ class _Build:
         kind = request.kind.value if isinstance(request.kind, DecisionKind) else str(request.kind)
         entry: dict[str, Any] = {"id": request.id, "kind": kind, "source": asked.source,
                                  "wall_s": round(asked.wall_s, 3)}
-        if usage is not None:
+        metered = asked.metered
+        if metered is not None:
+            entry["metered"] = {"calls": metered.calls, "input_tokens": metered.input_tokens + metered.cache_read_tokens
+                                + metered.cache_write_tokens, "output_tokens": metered.output_tokens,
+                                "cost_usd": metered.cost_usd, "price_table": metered.price_table}
+        if metered is not None and metered.calls:
+            # Measured by the proxy: these count; what the agent stated is kept beside them.
+            record.input_tokens += entry["metered"]["input_tokens"]
+            record.output_tokens += metered.output_tokens
+            record.cost_usd = round(record.cost_usd + metered.cost_usd, 6)
+            record.usage_metered = True
+            if usage is not None:
+                entry["stated"] = {k: getattr(usage, k) for k in ("model", "input_tokens", "output_tokens", "cost_usd")
+                                   if getattr(usage, k) is not None}
+        elif usage is not None:
             for key in ("model", "input_tokens", "output_tokens", "cost_usd"):
                 value = getattr(usage, key)
                 if value is not None:

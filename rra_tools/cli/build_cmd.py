@@ -22,6 +22,15 @@ __all__ = ["build_command"]
               "answer file the request names.  [default: none; stop at the first decision]")
 @click.option("--agent-timeout", type=click.FloatRange(min=1), default=3600.0, show_default=True, metavar="SECONDS",
               help="Longest the agent may take for one answer.")
+@click.option("--sandbox", type=click.Choice(["auto", "podman", "bwrap", "none"]), default="auto", show_default=True,
+              help="Where the agent runs: a sandbox whose workspace is the artifact and whose only way out is the "
+              "metering proxy (auto: Podman when usable, else bubblewrap), or 'none': unisolated, as yourself.")
+@click.option("--model-upstream", "model_upstreams", multiple=True, metavar="PROVIDER=URL",
+              help="Where the metering proxy sends the agent's model calls (anthropic, openai, gemini; repeatable; "
+              "default: the providers' public endpoints), with the key from ANTHROPIC_API_KEY, OPENAI_API_KEY or "
+              "GEMINI_API_KEY.")
+@click.option("--price-table", "price_table", type=click.Path(exists=True, dir_okay=False),
+              help="A price table (JSON) replacing the built-in dated one the proxy prices the agent's calls with.")
 @click.option("--skip-lock", metavar="REASON", default=None,
               help="Do not lock the environment, and record why (the artifact is then not 'available').")
 @click.option("--reference-runs", type=click.IntRange(min=0), default=3, show_default=True, metavar="N",
@@ -35,8 +44,8 @@ __all__ = ["build_command"]
               help="Upstream repository and full 40-hex commit, instead of git's remote 'origin' and HEAD.")
 @click.option("--id", "artifact_id", default=None, help="Artifact id.  [default: from RAW_REPO's directory name]")
 @click.option("--title", default=None, help="Artifact title.  [default: the paper's title, else the name]")
-def build_command(raw_repo: str, artifact: str | None, agent: str | None, agent_timeout: float,
-                  skip_lock: str | None, reference_runs: int, max_repairs: int, review_env: str, upstream: str | None,
+def build_command(raw_repo: str, artifact: str | None, agent: str | None, agent_timeout: float, sandbox: str,
+                  model_upstreams: tuple[str, ...], price_table: str | None, skip_lock: str | None, reference_runs: int, max_repairs: int, review_env: str, upstream: str | None,
                   artifact_id: str | None, title: str | None) -> None:
     """Build an artifact from a raw research repository: specify (draft rra.yaml), fill its
     placeholders, confirm candidate claims, lock the environment, execute every launcher
@@ -52,8 +61,10 @@ def build_command(raw_repo: str, artifact: str | None, agent: str | None, agent_
     answered by --agent CMD (schemas/rra-agent-answer-1.0.schema.json). Without an agent the
     build stops at the first decision, says what to do, and exits with status 3.
 
-    At the end (and when it stops) it prints every step's wall time, decisions, and the tokens
-    and cost the agent reported. Exit status: 0 built, 1 failed, 2 usage error, 3 stopped at a
+    The agent runs in a sandbox (--sandbox) whose only way out is the metering proxy: the tokens
+    and cost of its model calls are measured there. At the end (and when it stops) it prints every
+    step's wall time, decisions, and those tokens and cost (what the agent stated, for an agent
+    run with --sandbox none). Exit status: 0 built, 1 failed, 2 usage error, 3 stopped at a
     decision."""
     import shlex
     import sys
@@ -67,7 +78,9 @@ def build_command(raw_repo: str, artifact: str | None, agent: str | None, agent_
     target = Path(artifact) if artifact is not None else raw
     options = BuildOptions(raw=raw, artifact=target, upstream=upstream, artifact_id=artifact_id, title=title,
                            agent=agent, agent_timeout_s=agent_timeout, skip_lock=skip_lock,
-                           reference_runs=reference_runs, max_repairs=max_repairs, review_env=review_env)
+                           reference_runs=reference_runs, max_repairs=max_repairs, review_env=review_env,
+                           sandbox=sandbox, upstreams=model_upstreams,
+                           price_table=None if price_table is None else Path(price_table))
 
     def progress(line: str) -> None:
         click.echo(f"build: {line}", err=True)
