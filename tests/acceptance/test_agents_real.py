@@ -2,7 +2,7 @@
 
 Claude Code, Codex, mini-swe-agent and Gemini CLI, at their pinned versions as ``rra bench agents
 install`` puts them in the cache (``.ci/run`` does), each run as its adapter runs it: in the
-bubblewrap sandbox, its only way out the cell's metering proxy, which forwards to a scripted
+bubblewrap sandbox and in Podman, its only way out the cell's metering proxy, which forwards to a scripted
 loopback model (``rra_tools.agents.scripted``) speaking that agent's protocol. The script makes
 the agent run the tiny artifact's launcher with ``rra run``, write ``submission.json`` naming
 the run record, and finish (tests/agent_scripts.py). Each cell must be scored ``success`` with
@@ -34,6 +34,7 @@ from rra_tools.model.bench_results import BenchResults, CellResult
 from ..agent_scripts import AGENTS, TASK, AgentSpec, one_task_taskset, require_agent, script, totals
 from ..bench_tiny import secret_pattern
 from ..rra_cli import rra
+from ..unit.agents.sandbox_support import sandbox_backend
 
 #: A distinctive line of the hand-over: it must reach the model in the agent's first request.
 HANDOVER_LINE = f"# Reproduction task {TASK}"
@@ -70,14 +71,14 @@ class Ran:
 
 
 def run_agent(tmp: Path, agent: AgentSpec, steps: list[ScriptedReply], reproducer: str | None = None,
-              **top: Any) -> Ran:
+              sandbox: str = "bwrap", **top: Any) -> Ran:
     """``rra bench run`` of the one-task task set with ``agent`` (or the task set's ``reproducer``)
     against a scripted model answering ``steps``."""
     taskset, references = one_task_taskset(tmp, **top)
     out = tmp / "out"
     args = [] if reproducer else ["--reproducer", f"agent={'agent:' + agent.name + ':' + agent.model}"]
     with ScriptedUpstream(steps) as model:
-        proc = rra("bench", "run", str(taskset), "--references", str(references), "-o", str(out), "--sandbox", "bwrap",
+        proc = rra("bench", "run", str(taskset), "--references", str(references), "-o", str(out), "--sandbox", sandbox,
                    "--upstream", f"{agent.provider}={model.url}", "--price-table", str(price_table(tmp)), *args,
                    timeout=600)
         requests = model.requests
@@ -87,11 +88,15 @@ def run_agent(tmp: Path, agent: AgentSpec, steps: list[ScriptedReply], reproduce
     return Ran(agent, proc, cell, out, taskset, steps, requests)
 
 
-@pytest.fixture(scope="module", params=sorted(AGENTS))
+@pytest.fixture(scope="module", params=[f"{a}/{b}" for a in sorted(AGENTS) for b in ("bwrap", "podman")])
 def ran(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Ran:
-    agent = AGENTS[str(request.param)]
+    name, backend = str(request.param).split("/")
+    agent = AGENTS[name]
     require_agent(agent.name)
-    return run_agent(tmp_path_factory.mktemp(agent.name), agent, script(agent))
+    sandbox_backend(backend)  # fails when it cannot run here (Podman may skip outside CI)
+    ran = run_agent(tmp_path_factory.mktemp(name), agent, script(agent), sandbox=backend)
+    assert ran.cell.sandbox is not None and ran.cell.sandbox.backend == backend
+    return ran
 
 
 def test_the_cell_succeeds_with_a_clean_audit(ran: Ran) -> None:
@@ -102,7 +107,7 @@ def test_the_cell_succeeds_with_a_clean_audit(ran: Ran) -> None:
     submission = json.loads((ran.out / str(cell.submission)).read_text(encoding="utf-8"))
     record = submission["values"][0]["evidence"]["run_record"]
     assert record.startswith("runs/emit/") and (ran.directory / "workspace" / record).is_file()
-    assert cell.sandbox is not None and (cell.sandbox.backend, cell.sandbox.network) == ("bwrap", "proxy-only")
+    assert cell.sandbox is not None and cell.sandbox.network == "proxy-only"
     roles = {(m.role, m.mode) for m in cell.sandbox.mounts}
     assert ("transcript", "rw") in roles and ("reproducer", "ro") in roles, roles
     assert cell.agent is not None and (cell.agent.adapter, cell.agent.model) == (ran.agent.name, ran.agent.model)
