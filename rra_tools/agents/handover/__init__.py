@@ -11,7 +11,7 @@ A change of wording is a new template version (a new file): results name the ver
 benchmarks compare only under the same one.
 
 >>> text = render_handover(_EXAMPLE, {"wall_clock_s": 600, "cost_usd": 2.5}).text
->>> "reported at table 1, row ours" in text, "- Model cost: 2.5 USD" in text
+>>> "table 1, row ours." in text, "- Model cost: 2.5 USD" in text
 (True, True)
 """
 
