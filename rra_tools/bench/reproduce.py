@@ -20,12 +20,15 @@ infrastructure failure; any other failed run is a program failure.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -33,6 +36,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..agents.cell import DEFAULT_LIMITS, CellOptions, run_cell_command
+from ..agents.proxy import Budgets
+from ..agents.sandbox import resolve_backend
+from ..errors import RRAError
 from ..io.artifact import load_artifact
 from ..io.atomic import write_atomic
 from ..model.bench_results import (
@@ -44,12 +51,14 @@ from ..model.bench_results import (
     TaskResult,
 )
 from ..run.errors import ArtifactError, PlanError
-from ..run.gpus import GpuInfo
+from ..model.cell import SandboxLimits
+from ..run.gpus import INVENTORY_ENV, GpuInfo
 from ..run.gpus import inventory as gpu_inventory
 from ..run.local import MEMORY_LIMIT_NOTE
-from ..run.orchestrate import PlanOutcome, run_plans
-from ..run.plan import RunPlan, find_launcher, launcher_order, plan_runs
+from ..run.orchestrate import run_plans
+from ..run.plan import RunPlan, find_launcher, launcher_order
 from ..run.results import claim_values, latest_successful
+from .attempt_cell import Outcome, outcome_of, plans_of, read_outcome
 from .construction import construction_of
 from .errors import BenchError
 from .executor import CellEvent, CellResult, CellSlot, execute
@@ -58,6 +67,9 @@ from .slurm import JobResources, SlurmOptions, execute_slurm, launcher_resources
 from .taskset import LoadedTaskSet, ResolvedTask
 
 __all__ = ["AttemptCell", "reproduce"]
+
+#: Seconds a sandboxed attempt gets beyond its launchers' timeouts (copying, planning, records).
+CELL_MARGIN_S = 60.0
 
 #: Called after each attempt with the task and the scored attempt (for progress output).
 OnAttempt = Callable[[ResolvedTask, Attempt], None]
@@ -71,33 +83,27 @@ def _seed_for(task: ResolvedTask, number: int) -> int | None:
     return seeds[(number - 1) % len(seeds)] if seeds else number - 1
 
 
-def _plans(root: Path, launcher_id: str, seed: int | None) -> list[RunPlan]:
-    artifact = load_artifact(root)
-    plans: list[RunPlan] = []
-    for launcher in launcher_order(artifact, [launcher_id]):
-        if launcher.id == launcher_id:
-            plans.extend(plan_runs(artifact, launcher.id, seed=seed))
-        else:
-            plans.extend(plan_runs(artifact, launcher.id, all_seeds=True))
-    return plans
-
-
-def _failure(outcome: PlanOutcome, out: Path, task: ResolvedTask) -> tuple[AttemptState, str, str | None] | None:
+def _failure(outcome: Outcome, workspace: Path, root: Path,
+             task: ResolvedTask) -> tuple[AttemptState, str, str | None] | None:
     """The state, detail and record of the first run that did not succeed; None when all did."""
-    for refused in outcome.refused:
-        return AttemptState.INFRASTRUCTURE_FAILURE, f"{refused.plan.launcher.id}: {refused.error}", None
-    for result in outcome.results:
-        if result.successful:
+    for launcher, error in outcome.refused:
+        return AttemptState.INFRASTRUCTURE_FAILURE, f"{launcher}: {error}", None
+    for rel, successful in outcome.results:
+        if successful:
             continue
-        record: dict[str, Any] = result.record
-        where = result.record_path.relative_to(out).as_posix()
+        directory = workspace / rel
+        try:
+            record: dict[str, Any] = json.loads((directory / "record.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return AttemptState.PROGRAM_FAILURE, f"the run record {rel}/record.json cannot be read", None
+        where = (directory / "record.json").relative_to(root).as_posix()
         messages = record.get("messages") or []
         said = f": {messages[0]}" if messages else ""
         status = record["status"]
         detail = f"{record['launcher']}: {status}{said}"
         if status in ("timeout", "interrupted") or record.get("killed_by") == int(signal.SIGKILL):
             return AttemptState.INFRASTRUCTURE_FAILURE, detail, where
-        if _out_of_memory(result.directory, record):
+        if _out_of_memory(directory, record):
             return AttemptState.INFRASTRUCTURE_FAILURE, f"{record['launcher']}: out of memory{said}", where
         if status == "completed":
             detail = f"{record['launcher']}: exit status {record.get('exit_status')}"
@@ -108,9 +114,9 @@ def _failure(outcome: PlanOutcome, out: Path, task: ResolvedTask) -> tuple[Attem
             # run failed): the number is missing, which is not the same as a crash.
             return AttemptState.MISSING_VALUE, detail, where
         return AttemptState.PROGRAM_FAILURE, detail, where
-    for skipped in outcome.skipped:
-        state = AttemptState.INFRASTRUCTURE_FAILURE if skipped.interrupted else AttemptState.PROGRAM_FAILURE
-        return state, f"{skipped.plan.launcher.id}: {skipped.reason}", None
+    for launcher, reason, interrupted in outcome.skipped:
+        state = AttemptState.INFRASTRUCTURE_FAILURE if interrupted else AttemptState.PROGRAM_FAILURE
+        return state, f"{launcher}: {reason}", None
     return None
 
 
@@ -171,7 +177,46 @@ def _keep_interrupted(workspace: Path) -> None:
     workspace.rename(aside)
 
 
-def _attempt(cell: AttemptCell, out: Path, slot: CellSlot) -> tuple[Attempt, bool]:
+def _in_cell(cell: AttemptCell, workspace: Path, seed: int | None, plans: Sequence[RunPlan], slot: CellSlot,
+             options: CellOptions) -> Outcome | Attempt:
+    """Run the attempt's plans in a cell's sandbox (:mod:`.attempt_cell`): the outcome the inner
+    run wrote, or the attempt's result when the cell itself failed or was stopped."""
+    number = cell.number
+    limits = SandboxLimits(
+        wall_clock_s=sum(p.launcher.resources.timeout_s for p in plans) + CELL_MARGIN_S,
+        memory_mib=slot.memory_limit_mib or DEFAULT_LIMITS["memory_mib"], pids=DEFAULT_LIMITS["pids"])
+    logs = workspace.with_name(f"{workspace.name}.cell")
+    shutil.rmtree(logs, ignore_errors=True)
+    env = {}
+    if slot.devices:
+        # The leased devices are the only ones inside, numbered from 0 as CUDA numbers them.
+        env[INVENTORY_ENV] = json.dumps([{**dataclasses.asdict(g), "index": i} for i, g in enumerate(slot.devices)])
+    command = shlex.join([sys.executable, "-m", "rra_tools.bench.attempt_cell", str(workspace), cell.task.launcher,
+                          "-" if seed is None else str(seed),
+                          "-" if slot.memory_limit_mib is None else str(slot.memory_limit_mib)])
+    try:
+        ran = run_cell_command(command, workspace, options=options, env=env, limits=limits, budgets=Budgets(),
+                               logs=logs, call_log=logs / "model-calls.jsonl", gpus=[g.index for g in slot.devices],
+                               stop=slot.stop)
+    except RRAError as exc:
+        return Attempt(number=number, seed=seed, state=AttemptState.INFRASTRUCTURE_FAILURE,
+                       detail=f"the attempt's sandbox could not be set up: {exc}")
+    ended = ran.exit
+    if ended.stopped is not None:
+        why = {"setup": f"the attempt's sandbox could not start it: {ended.setup_error}",
+               "timeout": f"the attempt ran past {limits.wall_clock_s:g} s (its launchers' timeouts) and was killed",
+               "interrupted": "the benchmark was interrupted while the attempt ran",
+               "limit": f"the attempt's sandbox stopped it ({ended.limit})"}[ended.stopped]
+        return Attempt(number=number, seed=seed, state=AttemptState.INFRASTRUCTURE_FAILURE, detail=why)
+    outcome = read_outcome(workspace)
+    if outcome is None:
+        return Attempt(number=number, seed=seed, state=AttemptState.INFRASTRUCTURE_FAILURE,
+                       detail=f"the attempt's runner in the sandbox ended (exit status {ended.exit_status}) without "
+                       f"saying what ran; its output is in {logs}")
+    return outcome
+
+
+def _attempt(cell: AttemptCell, out: Path, slot: CellSlot, options: CellOptions | None = None) -> tuple[Attempt, bool]:
     """Run and score one attempt; also whether the stop event interrupted it."""
     task, number = cell.task, cell.number
     seed = _seed_for(task, number)
@@ -189,13 +234,19 @@ def _attempt(cell: AttemptCell, out: Path, slot: CellSlot) -> tuple[Attempt, boo
     shutil.copytree(task.artifact.root, workspace, symlinks=True,
                     ignore=shutil.ignore_patterns(runs, "__pycache__"))
     try:
-        plans = _plans(workspace, task.launcher, seed)
+        plans = plans_of(workspace, task.launcher, seed)
     except (PlanError, ArtifactError) as exc:
         return Attempt(number=number, seed=seed, state=AttemptState.PROGRAM_FAILURE,
                        detail=f"cannot plan the run: {exc}"), False
-    outcome = run_plans(plans, slot.run_options(), handle_signals=False)
+    if options is not None and options.backend.name != "none":
+        ran = _in_cell(cell, workspace, seed, plans, slot, options)
+        if isinstance(ran, Attempt):
+            return ran, slot.stop.is_set()
+        outcome = ran
+    else:
+        outcome = outcome_of(run_plans(plans, slot.run_options(), handle_signals=False), workspace)
     stopped = slot.stop.is_set() and outcome.interrupted
-    failed = _failure(outcome, root, task)
+    failed = _failure(outcome, workspace, root, task)
     if failed is not None:
         state, detail, record = failed
         return Attempt(number=number, seed=seed, state=state, detail=detail, record=record), stopped
@@ -236,7 +287,8 @@ def _check_resumable(out: Path, identity: dict[str, Any]) -> None:
 def reproduce(taskset: LoadedTaskSet, out: Path, on_attempt: OnAttempt | None = None, *,
               jobs: int | None = None, memory_limit_mib: int | None = None,
               gpus: Sequence[GpuInfo] | None = None, on_event: Callable[[CellEvent], None] | None = None,
-              stop: threading.Event | None = None, slurm: SlurmOptions | None = None) -> BenchResults:
+              stop: threading.Event | None = None, slurm: SlurmOptions | None = None,
+              options: CellOptions | None = None) -> BenchResults:
     """Run every task ``repeats`` times in fresh copies under ``out`` and score each attempt.
 
     Attempts are cells of :func:`rra_tools.bench.executor.execute`: up to ``jobs`` at once (default
@@ -248,7 +300,8 @@ def reproduce(taskset: LoadedTaskSet, out: Path, on_attempt: OnAttempt | None = 
     state: a benchmark started locally resumes on Slurm and the other way round. BenchError when
     ``out/work`` holds another benchmark. A signal stops the benchmark: the attempts it
     interrupted or never started are recorded as infrastructure failures, and are run when the
-    benchmark is resumed.
+    benchmark is resumed. With ``options`` (a sandbox other than 'none'), each attempt runs in a
+    cell's sandbox (:mod:`.attempt_cell`); without, on this machine as ``rra run`` runs.
     """
     out = out.resolve()
     identity = _identity(taskset)
@@ -261,7 +314,11 @@ def reproduce(taskset: LoadedTaskSet, out: Path, on_attempt: OnAttempt | None = 
 
     def run_one(cell: AttemptCell, slot: CellSlot) -> CellResult:
         t0 = time.monotonic()
-        attempt, stopped = _attempt(cell, out, slot)
+        here = options
+        if here is not None and slot.workdir is not None:
+            # A Slurm job: the sandbox is chosen again on the node.
+            here = dataclasses.replace(here, backend=resolve_backend(here.requested))
+        attempt, stopped = _attempt(cell, out, slot, here)
         update: dict[str, Any] = {"wall_s": round(time.monotonic() - t0, 3)}
         if slot.restarted:
             update["restarted"] = slot.restarted

@@ -322,19 +322,24 @@ def check_command(taskset: str, references: str | None, fmt: str, output: str | 
 @click.argument("taskset", type=click.Path(exists=True, dir_okay=False))
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False),
               help="Directory for the workspaces and results.json (default: bench-<task set id>).")
-@_execution_options("attempt", "Address-space limit of each launcher of a CPU-only attempt, MiB (RLIMIT_AS).")
-def reproduce_command(taskset: str, output: str | None, execution: _Execution) -> None:
+@_execution_options("attempt", "Address-space limit of each launcher of a CPU-only attempt, MiB (RLIMIT_AS); "
+                   "also the memory of its sandbox.")
+@_cell_options
+def reproduce_command(taskset: str, output: str | None, execution: _Execution, sandbox: str,
+                      upstreams: tuple[str, ...], price_table: str | None) -> None:
     """Run each task's launcher in fresh copies of its artifact and score every attempt.
 
     Writes OUTPUT/results.json (schemas/rra-bench-results-1.0.schema.json) and prints a table.
     Every attempt is counted: success, outside_interval, missing_value, program_failure or
-    infrastructure_failure. Finished attempts are kept in OUTPUT/state/: run the same command
+    infrastructure_failure. Each attempt runs in a sandbox (--sandbox): its copy of the artifact,
+    no network, the leased GPUs only. Finished attempts are kept in OUTPUT/state/: run the same command
     again after an interruption and only the attempts without a result run (an attempt that was
     killed mid-run runs again and is marked restarted).
     """
     from pathlib import Path
 
     from ..bench import load_taskset, reproduce
+    from ..bench.cells import cell_options
     from ..io.atomic import write_atomic
 
     _check_first(taskset, None)
@@ -350,8 +355,11 @@ def reproduce_command(taskset: str, output: str | None, execution: _Execution) -
         done = " (finished earlier)" if key in resumed else ""
         click.echo(f"{task.key} attempt {attempt.number}{seed}: {attempt.state}{done}", err=True)
 
+    options = cell_options(loaded, sandbox, upstreams, None if price_table is None else Path(price_table))
+    if options.backend.name == "none":
+        click.echo("warning: --sandbox none: the launchers run on this machine unisolated", err=True)
     results = reproduce(loaded, out, progress, jobs=execution.jobs, memory_limit_mib=execution.memory_limit,
-                        on_event=on_event, slurm=execution.slurm)
+                        on_event=on_event, slurm=execution.slurm, options=options)
     path = out / "results.json"
     write_atomic(path, (results.model_dump_json(indent=2, exclude_none=True) + "\n").encode())
     click.echo(render_table(results), nl=False)

@@ -160,3 +160,44 @@ def test_usage_errors_name_the_task(tmp_path: Path) -> None:
     assert "error[RRA951] at /papers/0/experiments/0/tasks/0/reference: List should have at least 3 items" \
         in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "podman", "none"])
+def test_the_launchers_run_in_the_attempts_sandbox(tmp_path: Path, sandbox: str) -> None:
+    """An artifact's launcher that reads a file of the host by its absolute path and reaches for
+    the network: in a sandbox it finds neither (and still scores), unsandboxed it reads the file."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host-secret\n")
+    root = shell_artifact(tmp_path / "artifacts" / "shell")
+    # What it found goes into its declared output (an undeclared file would fail the run).
+    (root / "emit.sh").write_text(f"""mkdir -p out
+python3 - <<'PY'
+import json, socket
+try:
+    peek = open({str(secret)!r}).read()
+except OSError as exc:
+    peek = str(exc)
+try:
+    socket.create_connection(("1.1.1.1", 443), 2)
+    net = "connected"
+except OSError as exc:
+    net = str(exc)
+json.dump({{"score": 0.5, "peek": peek, "net": net}}, open("out/metrics.json", "w"))
+PY
+""")
+    data = {"bench_version": "1.0", "id": "peek", "repeats": 1, "papers": [{"id": "shell", "experiments": [
+        {"id": "e1", "tasks": [{"id": "inside", "artifact": "artifacts/shell", "claim": "score",
+                                "reference": observations(0.5, 0.5, 0.5)}]}]}]}
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "out"
+    proc = rra("bench", "reproduce", str(path), "-o", str(out), "--sandbox", sandbox)
+    assert proc.returncode == 0, proc.stderr
+    results = BenchResults.model_validate_json((out / "results.json").read_text())
+    assert [a.state for a in results.tasks[0].attempts] == ["success"]
+    seen = json.loads((out / "work/shell/e1/inside/attempt-1/out/metrics.json").read_text())
+    if sandbox == "none":
+        assert seen["peek"] == "host-secret\n" and "--sandbox none" in proc.stderr
+    else:
+        assert "No such file or directory" in seen["peek"]
+        assert "Network is unreachable" in seen["net"], seen
