@@ -35,8 +35,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..agents.cell import DEFAULT_LIMITS, CellOptions, compare_usage, run_cell_command
-from ..agents.proxy import Budgets, load_price_table, parse_upstreams
+from ..agents.cell import DEFAULT_LIMITS, CellOptions, compare_usage, make_cell_options, run_cell_command
+from ..agents.proxy import Budgets
 from ..agents.sandbox import resolve_backend
 from ..errors import RRAError
 from ..io.atomic import write_atomic
@@ -140,11 +140,9 @@ def cell_options(taskset: LoadedTaskSet, sandbox: str = "auto", upstreams: Seque
     SandboxError when no sandbox of that kind can run here; ProxyError for a bad upstream or price
     table (both checked now, before any cell starts)."""
     settings = taskset.model.sandbox
-    readonly = tuple((taskset.path.parent / p).resolve() for p in settings.readonly)
-    load_price_table(price_file)
-    return CellOptions(requested=sandbox, upstreams=parse_upstreams(upstreams), price_file=price_file,
-                       pass_env=tuple(settings.env), readonly=readonly,
-                       allowed_tools=frozenset(settings.allowed_tools), backend=resolve_backend(sandbox))
+    return make_cell_options(sandbox, upstreams, price_file, pass_env=settings.env,
+                             readonly=[(taskset.path.parent / p).resolve() for p in settings.readonly],
+                             allowed_tools=settings.allowed_tools)
 
 
 def plan_run(taskset: LoadedTaskSet, out: Path, reproducers: Mapping[str, str | Reproducer] | None = None,

@@ -64,10 +64,12 @@ class MeteredUsage(RRAModel):
     """The model calls of a cell as the metering proxy measured them from the upstream's answers."""
 
     calls: int = Field(ge=0, description="Calls answered by the upstream (retries not counted).")
-    input_tokens: int = Field(ge=0)
-    output_tokens: int = Field(ge=0)
-    cache_read_tokens: int = Field(ge=0)
-    cache_write_tokens: int = Field(ge=0)
+    input_tokens: int = Field(ge=0, description="Input neither read from nor written to the prompt cache "
+                              "(OpenAI and Google: the prompt less its cached part).")
+    output_tokens: int = Field(ge=0, description="All output, reasoning included (Google: candidates + thoughts).")
+    cache_read_tokens: int = Field(ge=0, description="Input read from the prompt cache.")
+    cache_write_tokens: int = Field(ge=0, description="Input written to the prompt cache (Anthropic states it; "
+                                    "OpenAI and Google do not).")
     reasoning_tokens: int = Field(ge=0, description="Reasoning tokens, where the upstream states them (part of "
                                   "output_tokens for OpenAI and Gemini).")
     cost_usd: float = Field(ge=0, allow_inf_nan=False, description="Cost from the price table.")
