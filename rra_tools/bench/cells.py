@@ -198,9 +198,13 @@ def _env(bench: BenchRun, cell: Cell, workspace: Path, gpus: Sequence[int] | Non
 
 
 def _sandbox_limits(bench: BenchRun, memory_limit_mib: int | None) -> SandboxLimits:
-    """The sandbox's limits: the task set's, else ``--memory-limit``, else the defaults."""
+    """The sandbox's limits: the task set's, else ``--memory-limit``, else the defaults. Unsandboxed
+    (backend 'none'), memory is limited only when asked for: there it is an address-space limit
+    (``ulimit -v``), which a default would make fail programs that reserve much and use little."""
     limits = bench.taskset.model.limits
-    memory = limits.memory_mib or memory_limit_mib or DEFAULT_LIMITS["memory_mib"]
+    memory = limits.memory_mib or memory_limit_mib
+    if memory is None and (bench.options is None or bench.options.backend.name != "none"):
+        memory = DEFAULT_LIMITS["memory_mib"]
     return SandboxLimits(cpus=limits.cpus, memory_mib=memory, pids=limits.pids or DEFAULT_LIMITS["pids"],
                          wall_clock_s=limits.wall_clock_s, disk_mib=limits.disk_mib or DEFAULT_LIMITS["disk_mib"])
 

@@ -224,6 +224,12 @@ def run_sandboxed(command: CellCommand, backend: Backend, *, requested: str, log
         enforced: list[str] = []
         if backend.name == "none":
             argv = ["sh", "-c", command.command]
+            if limits.memory_mib is not None:
+                # The address space of the command and all it starts, set in the shell itself (a
+                # preexec function is unsafe while the executor's threads run).
+                argv = ["sh", "-c", f'ulimit -v {limits.memory_mib * 1024} || exit 125; exec sh -c "$1"', "sh",
+                        command.command]
+                enforced.append("rlimit:as")
             popen_env = env
         else:
             shutil.copyfile(Path(__file__).with_name(INIT_NAME), run_dir / INIT_NAME)

@@ -93,8 +93,9 @@ def test_none_is_recorded_as_the_host(tmp_path: Path) -> None:
     assert (record.backend, record.requested, record.network) == ("none", "none", "host")
     assert record.mounts == []
     assert record.env == ["GIVEN", "PATH"]
-    # Only the disk watch: nothing else of the limits is the host's to enforce per cell.
-    assert record.limits.enforced_by == ["watch:disk"]
+    # The memory limit as an address-space limit of the command (ulimit -v), and the disk watch:
+    # nothing else of the limits is the host's to enforce per cell.
+    assert record.limits.enforced_by == ["rlimit:as", "watch:disk"]
 
 
 # -- which backend ---------------------------------------------------------------------------------
