@@ -257,6 +257,27 @@ def _cell_options(command: Callable[..., None]) -> Callable[..., None]:
     return command
 
 
+def _telling_sandbox(each: Callable[[CellEvent], None], backend: str, asked: str,
+                     what: str) -> Callable[[CellEvent], None]:
+    """``each``, after saying once where the cells run, when the first one starts (an error before
+    that stays the only output)."""
+    told: list[bool] = []
+
+    def on_event(event: CellEvent) -> None:
+        if not told and event.kind in ("started", "submitted"):
+            told.append(True)
+            if backend == "none":
+                click.echo(f"warning: --sandbox none: the {what} run on this machine unisolated (they can read the "
+                           "references, other cells and your home, and reach the network); every cell is flagged",
+                           err=True)
+            else:
+                click.echo(f"sandbox: {backend} (--sandbox {asked}); model calls leave only through the metering "
+                           "proxy", err=True)
+        each(event)
+
+    return on_event
+
+
 @click.group("bench")
 def bench() -> None:
     """Benchmark whether papers reproduce: task sets scored against reference intervals."""
@@ -346,8 +367,9 @@ def reproduce_command(taskset: str, output: str | None, execution: _Execution, s
     loaded = load_taskset(taskset, artifacts=_artifacts(execution.cache, output))
     out = Path(output if output is not None else f"bench-{loaded.model.id}")
 
+    options = cell_options(loaded, sandbox, upstreams, None if price_table is None else Path(price_table))
     resumed: set[str] = set()
-    on_event = _on_event(resumed)
+    on_event = _telling_sandbox(_on_event(resumed), options.backend.name, sandbox, "launchers")
 
     def progress(task: ResolvedTask, attempt: Attempt) -> None:
         seed = "" if attempt.seed is None else f" seed {attempt.seed}"
@@ -355,9 +377,6 @@ def reproduce_command(taskset: str, output: str | None, execution: _Execution, s
         done = " (finished earlier)" if key in resumed else ""
         click.echo(f"{task.key} attempt {attempt.number}{seed}: {attempt.state}{done}", err=True)
 
-    options = cell_options(loaded, sandbox, upstreams, None if price_table is None else Path(price_table))
-    if options.backend.name == "none":
-        click.echo("warning: --sandbox none: the launchers run on this machine unisolated", err=True)
     results = reproduce(loaded, out, progress, jobs=execution.jobs, memory_limit_mib=execution.memory_limit,
                         on_event=on_event, slurm=execution.slurm, options=options)
     path = out / "results.json"
@@ -465,21 +484,7 @@ def run_command(taskset: str, reproducers: tuple[str, ...], references: str | No
     options = cell_options(loaded, sandbox, upstreams, None if price_table is None else Path(price_table))
     plan = plan_run(loaded, out, parsed, options)
     resumed: set[str] = set()
-    each_event = _on_event(resumed)
-    told: list[bool] = []
-
-    def on_event(event: CellEvent) -> None:
-        if not told and event.kind in ("started", "submitted"):
-            # Said once, when the first cell starts (an error before that is the only output).
-            told.append(True)
-            if options.backend.name == "none":
-                click.echo("warning: --sandbox none: the reproducers run on this machine unisolated (they can read "
-                           "the references, other cells and your home, and reach the network); every cell is "
-                           "flagged", err=True)
-            else:
-                click.echo(f"sandbox: {options.backend.name} (--sandbox {sandbox}); model calls leave only through "
-                           "the metering proxy", err=True)
-        each_event(event)
+    on_event = _telling_sandbox(_on_event(resumed), options.backend.name, sandbox, "reproducers")
 
     def progress(result: CellResult) -> None:
         value = "" if result.value is None else f" {result.value:.6g}"

@@ -5,7 +5,10 @@ memory limit, and the state directory's guards.
 
 Every launcher appends to one counting file outside the workspaces, so what ran, when and on
 which device is read from what the real processes wrote, not from the executor's own account.
-"""
+
+Their launchers report to files of the test's directory (a counter, GPU use), which a sandbox
+would hide: they run with ``--sandbox none``; tests/acceptance/test_bench_reproduce.py runs
+attempts in both sandboxes."""
 
 from __future__ import annotations
 
@@ -110,7 +113,7 @@ def lines(counter: Path) -> list[list[str]]:
 def test_killed_benchmark_resumes_without_losing_or_repeating_a_cell(tmp_path: Path) -> None:
     path = taskset(tmp_path, repeats=4, sleep_s=1.5)
     counter, out = tmp_path / "counter.log", tmp_path / "out"
-    proc = subprocess.Popen([*rra_command(), "bench", "reproduce", str(path), "-o", str(out), "-j", "1"],
+    proc = subprocess.Popen([*rra_command(), "bench", "reproduce", str(path), "--sandbox", "none", "-o", str(out), "-j", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     # Kill it while the third cell runs: two ended, a third started.
@@ -133,7 +136,7 @@ def test_killed_benchmark_resumes_without_losing_or_repeating_a_cell(tmp_path: P
     assert killed == str(out / "work/p/e/t0/attempt-3")
     assert not (out / "results.json").exists()
 
-    done = rra("bench", "reproduce", str(path), "-o", str(out), "-j", "1", timeout=300)
+    done = rra("bench", "reproduce", str(path), "--sandbox", "none", "-o", str(out), "-j", "1", timeout=300)
     assert done.returncode == 0, done.stderr
     seen = lines(counter)
     workspaces = [str(out / f"work/p/e/t0/attempt-{n}") for n in range(1, 5)]
@@ -153,7 +156,7 @@ def test_killed_benchmark_resumes_without_losing_or_repeating_a_cell(tmp_path: P
     assert "4/4 attempts succeeded" in done.stdout
 
     # A third run has nothing left to do and runs nothing.
-    again = rra("bench", "reproduce", str(path), "-o", str(out), timeout=120)
+    again = rra("bench", "reproduce", str(path), "--sandbox", "none", "-o", str(out), timeout=120)
     assert again.returncode == 0, again.stderr
     assert lines(counter) == seen
     assert again.stderr.count("(finished earlier)") == 4
@@ -173,7 +176,7 @@ def test_concurrent_gpu_cells_get_distinct_devices(tmp_path: Path) -> None:
     path = taskset(tmp_path, repeats=2, tasks=2, sleep_s=1.5, gpus=1)
     inventory = json.dumps([{"index": i, "model": "Fake GPU", "memory_mib": 1024} for i in (0, 1)])
     env = {"RRA_GPU_INVENTORY": inventory, "RRA_GPU_LOCK_DIR": str(tmp_path / "gpu-locks")}
-    done = rra("bench", "reproduce", str(path), "-o", str(tmp_path / "out"), "-j", "4", env=env, timeout=300)
+    done = rra("bench", "reproduce", str(path), "--sandbox", "none", "-o", str(tmp_path / "out"), "-j", "4", env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     seen = lines(tmp_path / "counter.log")
     assert len(seen) == 8 and {w[2] for w in seen} == {"0", "1"}
@@ -223,7 +226,7 @@ def test_a_device_held_elsewhere_is_waited_for(tmp_path: Path) -> None:
 
 def test_cpu_cells_run_side_by_side(tmp_path: Path) -> None:
     path = taskset(tmp_path, repeats=4, sleep_s=2.0)
-    done = rra("bench", "reproduce", str(path), "-o", str(tmp_path / "out"), "-j", "2", timeout=300)
+    done = rra("bench", "reproduce", str(path), "--sandbox", "none", "-o", str(tmp_path / "out"), "-j", "2", timeout=300)
     assert done.returncode == 0, done.stderr
     seen = lines(tmp_path / "counter.log")
     assert len(_overlaps(seen)) >= 2  # (1, 2) and (3, 4) at least
@@ -232,13 +235,13 @@ def test_cpu_cells_run_side_by_side(tmp_path: Path) -> None:
 def test_memory_limit_is_enforced_and_is_an_infrastructure_failure(tmp_path: Path) -> None:
     path = taskset(tmp_path, repeats=1, sleep_s=1.0, alloc_mib=800)
     out = tmp_path / "out"
-    done = rra("bench", "reproduce", str(path), "-o", str(out), "--memory-limit", "300", timeout=300)
+    done = rra("bench", "reproduce", str(path), "--sandbox", "none", "-o", str(out), "--memory-limit", "300", timeout=300)
     assert done.returncode == 0, done.stderr
     attempt = BenchResults.model_validate_json((out / "results.json").read_text()).tasks[0].attempts[0]
     assert attempt.state == "infrastructure_failure"
     assert attempt.detail is not None and attempt.detail.startswith("emit: out of memory: ")
     # Without the limit the same launcher succeeds: the limit, not the program, stopped it.
-    done = rra("bench", "reproduce", str(path), "-o", str(tmp_path / "free"), timeout=300)
+    done = rra("bench", "reproduce", str(path), "--sandbox", "none", "-o", str(tmp_path / "free"), timeout=300)
     assert BenchResults.model_validate_json((tmp_path / "free" / "results.json").read_text()) \
         .tasks[0].attempts[0].state == "success"
 
@@ -246,12 +249,12 @@ def test_memory_limit_is_enforced_and_is_an_infrastructure_failure(tmp_path: Pat
 def test_state_directory_guards(tmp_path: Path) -> None:
     path = taskset(tmp_path, repeats=1, sleep_s=0.1)
     out = tmp_path / "out"
-    assert rra("bench", "reproduce", str(path), "-o", str(out)).returncode == 0
+    assert rra("bench", "reproduce", str(path), "--sandbox", "none", "-o", str(out)).returncode == 0
     # Another task set into the same directory: refused, nothing mixed.
     data = json.loads(path.read_text())
     data["repeats"] = 2
     path.write_text(json.dumps(data))
-    proc = rra("bench", "reproduce", str(path), "-o", str(out))
+    proc = rra("bench", "reproduce", str(path), "--sandbox", "none", "-o", str(out))
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"error: {str(out / 'work')!r} already exists and holds another benchmark")
 

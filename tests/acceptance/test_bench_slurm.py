@@ -6,7 +6,10 @@ benchmark begun by the local executor and killed is finished on Slurm, then seen
 
 The launchers append to one counting file outside the workspaces, so what ran, where and on
 which devices is read from what the real processes wrote.
-"""
+
+Their launchers report to files of the test's directory (a counter, GPU use), which a sandbox
+would hide: they run with ``--sandbox none``; tests/acceptance/test_bench_reproduce.py runs
+attempts in both sandboxes."""
 
 from __future__ import annotations
 
@@ -54,7 +57,7 @@ def _wait(predicate: object, what: str, proc: subprocess.Popen[str] | None = Non
 def test_two_gpu_attempts_run_as_a_job_array(slurm: SlurmCluster, tmp_path: Path) -> None:
     path = taskset(tmp_path, repeats=2, sleep_s=1, gpus=1)
     counter, out, scratch = tmp_path / "counter.log", tmp_path / "out", tmp_path / "scratch"
-    done = rra("bench", "reproduce", str(path), "-o", str(out), "--executor", "slurm",
+    done = rra("bench", "reproduce", str(path), "--sandbox", "none", "-o", str(out), "--executor", "slurm",
                "--partition", slurm.partition, "--scratch", str(scratch), timeout=TIMEOUT_S)
     assert done.returncode == 0, done.stderr
     assert "2/2 attempts succeeded" in done.stdout
@@ -86,7 +89,7 @@ def test_a_cancelled_job_is_an_infrastructure_failure_and_is_retried(slurm: Slur
     # on a loaded machine (scancel, SIGTERM to the job, the runner stopping the group).
     path = taskset(tmp_path, repeats=2, sleep_s=20)
     counter, out = tmp_path / "counter.log", tmp_path / "out"
-    proc = subprocess.Popen([*rra_command(), "bench", "reproduce", str(path), "-o", str(out), "--executor", "slurm",
+    proc = subprocess.Popen([*rra_command(), "bench", "reproduce", str(path), "--sandbox", "none", "-o", str(out), "--executor", "slurm",
                              "--max-retries", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     marker = out / "state" / "started" / f"{cell_digest('p/e/t0/attempt-2')}.json"
     _wait(lambda: any(w[0] == "start" and w[1].endswith("attempt-2") for w in lines(counter)),
@@ -111,7 +114,7 @@ def test_a_cancelled_job_is_an_infrastructure_failure_and_is_retried(slurm: Slur
     # With no retry left, the cancelled job is the attempt's final result: an infrastructure failure.
     path2 = taskset(tmp_path / "again", repeats=1, sleep_s=30)
     counter2, out2 = tmp_path / "again" / "counter.log", tmp_path / "again" / "out"
-    proc = subprocess.Popen([*rra_command(), "bench", "reproduce", str(path2), "-o", str(out2), "--executor", "slurm",
+    proc = subprocess.Popen([*rra_command(), "bench", "reproduce", str(path2), "--sandbox", "none", "-o", str(out2), "--executor", "slurm",
                              "--max-retries", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait(lambda: any(w[0] == "start" for w in lines(counter2)), "the launcher started", proc)
     job = json.loads((out2 / "state" / "started" / f"{cell_digest('p/e/t0/attempt-1')}.json").read_text())["slurm_job"]
@@ -127,7 +130,7 @@ def test_a_cancelled_job_is_an_infrastructure_failure_and_is_retried(slurm: Slur
 def test_a_local_benchmark_killed_mid_way_is_finished_on_slurm(slurm: SlurmCluster, tmp_path: Path) -> None:
     path = taskset(tmp_path, repeats=3, sleep_s=1.5)
     counter, out = tmp_path / "counter.log", tmp_path / "out"
-    proc = subprocess.Popen([*rra_command(), "bench", "reproduce", str(path), "-o", str(out), "-j", "1"],
+    proc = subprocess.Popen([*rra_command(), "bench", "reproduce", str(path), "--sandbox", "none", "-o", str(out), "-j", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait(lambda: sum(w[0] == "end" for w in lines(counter)) == 1 and sum(w[0] == "start" for w in lines(counter)) == 2,
           "the local run finished attempt 1 and started attempt 2", proc)
@@ -135,7 +138,7 @@ def test_a_local_benchmark_killed_mid_way_is_finished_on_slurm(slurm: SlurmClust
     proc.communicate()
     # The killed rra's watchdog stops its launcher (attempt 2's, the last started).
     wait_gone(int([w for w in lines(counter) if w[0] == "start"][-1][4]))
-    done = rra("bench", "reproduce", str(path), "-o", str(out), "--executor", "slurm", timeout=TIMEOUT_S)
+    done = rra("bench", "reproduce", str(path), "--sandbox", "none", "-o", str(out), "--executor", "slurm", timeout=TIMEOUT_S)
     assert done.returncode == 0, done.stderr
     assert "p/e/t0 attempt 1: success (finished earlier)" in done.stderr
     assert "p/e/t0/attempt-1: submitted" not in done.stderr
@@ -149,7 +152,7 @@ def test_a_local_benchmark_killed_mid_way_is_finished_on_slurm(slurm: SlurmClust
     assert (out / "work/p/e/t0/attempt-2.interrupted-1").is_dir()
     assert attempts[1].record is not None and (out / attempts[1].record).is_file()
     # And back: the local executor finds everything done on Slurm and runs nothing.
-    again = rra("bench", "reproduce", str(path), "-o", str(out), timeout=TIMEOUT_S)
+    again = rra("bench", "reproduce", str(path), "--sandbox", "none", "-o", str(out), timeout=TIMEOUT_S)
     assert again.returncode == 0, again.stderr
     assert again.stderr.count("(finished earlier)") == 3
     assert len([w for w in lines(counter) if w[0] == "end"]) == 3
@@ -157,14 +160,14 @@ def test_a_local_benchmark_killed_mid_way_is_finished_on_slurm(slurm: SlurmClust
 
 def test_slurm_options_need_the_slurm_executor(tmp_path: Path) -> None:
     path = taskset(tmp_path, repeats=1, sleep_s=0.1)
-    done = rra("bench", "reproduce", str(path), "-o", str(tmp_path / "out"), "--partition", "gpu", "--time", "5")
+    done = rra("bench", "reproduce", str(path), "--sandbox", "none", "-o", str(tmp_path / "out"), "--partition", "gpu", "--time", "5")
     assert done.returncode == 2
     assert "Error: --partition, --time: only for --executor slurm" in done.stderr
 
 
 def test_a_partition_slurm_refuses_is_a_clear_error(slurm: SlurmCluster, tmp_path: Path) -> None:
     path = taskset(tmp_path, repeats=1, sleep_s=0.1)
-    done = rra("bench", "reproduce", str(path), "-o", str(tmp_path / "out"), "--executor", "slurm",
+    done = rra("bench", "reproduce", str(path), "--sandbox", "none", "-o", str(tmp_path / "out"), "--executor", "slurm",
                "--partition", "nosuch", timeout=TIMEOUT_S)
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
     assert "error: Slurm refused the benchmark's jobs: " in done.stderr
