@@ -14,10 +14,12 @@ from rra_tools.model.bench_results import (
     BenchResults,
     Cell,
     CellResult,
+    CellUsage,
     IntervalResult,
     TaskResult,
     ViolationKind,
 )
+from rra_tools.model.cell import MeteredUsage
 from rra_tools.model.submission import Usage
 
 REPRODUCERS = ("honest", "sloppy", "cheating", "slow")
@@ -54,9 +56,16 @@ def synthetic_results(papers: int, tasks_per_paper: int, repeats: int = 3, seed:
 def _cell(rng: random.Random, task: str, reproducer: str, condition: str, repeat: int, skill: float,
           variable: bool) -> CellResult:
     cell = Cell(task=task, condition=condition, reproducer=reproducer, repeat=repeat)  # type: ignore[arg-type]
-    usage = Usage(tokens=rng.randint(1000, 90000), cost_usd=round(rng.uniform(0.05, 2.0), 3),
-                  wall_s=round(rng.uniform(5, 300), 1), gpu_hours=0.0)
-    wall = usage.wall_s
+    stated = Usage(tokens=rng.randint(1000, 90000), cost_usd=round(rng.uniform(0.05, 2.0), 3),
+                   wall_s=round(rng.uniform(5, 300), 1), gpu_hours=0.0)
+    # As a sandboxed cell's: the proxy's figures, equal to what the reproducer stated (no draw more
+    # from the generator, so the figures of the rest stay what they were).
+    tokens, cost = stated.tokens or 0, stated.cost_usd or 0.0
+    usage = CellUsage(stated=stated, metered=MeteredUsage(
+        calls=max(1, tokens // 5000), input_tokens=tokens * 3 // 4, output_tokens=tokens - tokens * 3 // 4,
+        cache_read_tokens=0, cache_write_tokens=0, reasoning_tokens=0, cost_usd=cost,
+        price_table="rra-prices 2026-12-01"))
+    wall = stated.wall_s
     if reproducer == "slow" and rng.random() < 0.7:
         return CellResult(cell=cell, state=AttemptState.INFRASTRUCTURE_FAILURE, infrastructure="timeout",
                           detail="the reproducer ran past its 600 s limit", usage=usage, wall_s=600.0)
