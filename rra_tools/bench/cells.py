@@ -349,7 +349,8 @@ def run_cell(cell: Cell, bench: BenchRun, *, gpus: Sequence[int] | None = None,
             command = bench.reproducers[cell.reproducer]
         ran = run_cell_command(
             command, prepared.workspace, options=options, env=env, limits=_sandbox_limits(bench, memory_limit_mib),
-            budgets=Budgets(tokens=limits.tokens, cost_usd=limits.cost_usd, calls=limits.calls),
+            budgets=Budgets(tokens=limits.tokens, cost_usd=limits.cost_usd, calls=limits.calls,
+                            wall_s=limits.working_s),
             logs=prepared.directory, call_log=prepared.directory / CALL_LOG_NAME, hidden=hidden,
             gpus=gpus or (), stop=stop, readonly=plan.launch.readonly if plan else (),
             writable=plan.launch.writable if plan else ())
@@ -419,10 +420,11 @@ def _stated(stated: Usage, by: str, metered: MeteredUsage | None) -> dict[str, A
 
 
 def _budget_value(limits: AttemptLimits, what: str) -> str:
-    value = {"tokens": limits.tokens, "cost_usd": limits.cost_usd, "calls": limits.calls}.get(what)
+    value = {"tokens": limits.tokens, "cost_usd": limits.cost_usd, "calls": limits.calls,
+             "wall_s": limits.working_s}.get(what)
     if value is None:
         return "its limit"
-    return f"{value:g} USD" if what == "cost_usd" else f"{value}"
+    return f"{value:g} USD" if what == "cost_usd" else f"{value:g} s" if what == "wall_s" else f"{value}"
 
 
 def _store(directory: Path, result: CellResult) -> CellResult:

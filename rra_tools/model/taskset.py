@@ -276,6 +276,10 @@ class AttemptLimits(RRAModel):
                                "metering proxy lets through; past it the attempt is limit_reached.")
     calls: int | None = Field(default=None, ge=1, description="Model calls the metering proxy lets through; past it "
                               "the attempt is limit_reached.")
+    working_s: float | None = Field(
+        default=None, gt=0, description="Working seconds the metering proxy lets a cell use (its wall time less the "
+        "time spent waiting to retry the upstream's 429 and 5xx answers); past it the next model call is refused "
+        "and the attempt is limit_reached. wall_clock_s stays the hard limit (infrastructure: timeout).")
     cpus: float | None = Field(default=None, gt=0, le=4096, description="CPUs of the sandbox (a CPU-time share; "
                                "default: no cap).")
     memory_mib: int | None = Field(default=None, ge=16, description="Memory of the sandbox, MiB (default 16384, or "

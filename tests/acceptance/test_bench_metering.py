@@ -88,8 +88,8 @@ def _expected() -> dict[str, Any]:
     return {**totals, "calls": len(CALLS), "cost_usd": cost}
 
 
-def _run(tmp: Path, sandbox: str, stated: int, limits: dict[str, Any]) -> tuple[Any, BenchResults, Path,
-                                                                                 ScriptedUpstream]:
+def _run(tmp: Path, sandbox: str, stated: int, limits: dict[str, Any],
+         reproducer: str = REPRODUCER) -> tuple[Any, BenchResults, Path, ScriptedUpstream]:
     tiny_artifact(tmp / "tiny")
     taskset, references = tiny_taskset(tmp, repeats=1, conditions=["refined"], limits=limits,
                                        sandbox={"readonly": ["reproducer"]})
@@ -101,7 +101,7 @@ def _run(tmp: Path, sandbox: str, stated: int, limits: dict[str, Any]) -> tuple[
     references.write_text(json.dumps(private))
     (tmp / "reproducer").mkdir()
     script = tmp / "reproducer" / "calls.py"
-    script.write_text(REPRODUCER.replace("STATED", str(stated)), encoding="utf-8")
+    script.write_text(reproducer.replace("STATED", str(stated)), encoding="utf-8")
     upstream = ScriptedUpstream([ScriptedReply(f"reply {i}", usage=u) for i, (_, u) in enumerate(CALLS)])
     upstream.start()
     out = tmp / "out"
@@ -161,3 +161,18 @@ def test_a_spent_token_budget_ends_the_cell_as_limit_reached(tmp_path: Path) -> 
     # The first call (180 tokens) went through and passed the budget; nothing after it did.
     assert len(upstream.requests) == 1
     assert "limits reached (1):" in proc.stdout
+
+
+def test_a_spent_working_time_ends_the_cell_as_limit_reached(tmp_path: Path) -> None:
+    """limits.working_s: the proxy refuses the first call made after it, and the cell ends."""
+    slow = REPRODUCER.replace('texts.append(post(env["OPENAI_BASE_URL"] + "/chat/completions"',
+                              'import time; time.sleep(2.5)\ntexts.append(post(env["OPENAI_BASE_URL"] + "/chat/completions"',
+                              1)
+    assert slow != REPRODUCER
+    _, results, _, upstream = _run(tmp_path, "bwrap", stated=0, limits={"wall_clock_s": 120, "working_s": 2},
+                                   reproducer=slow)
+    (cell,) = results.cells
+    assert cell.state == "limit_reached", cell.detail
+    assert cell.detail == ("the reproducer spent its working-time budget (2 s), as the metering proxy measured it, "
+                           "and was stopped")
+    assert len(upstream.requests) == 1  # the call made in time went through; the late one did not
