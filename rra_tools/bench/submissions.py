@@ -112,12 +112,9 @@ def _entry(raw: object) -> tuple[str | None, Entry | str]:
                       None if ev is None else EvidencePaths(ev.run_record, ev.output, ev.script))
 
 
-class _NotRegular(Exception):
-    """The submission is not a regular file of a readable size (the message says what it is)."""
-
-
-def _read_regular(path: Path) -> bytes:
-    """The bytes of ``path`` when it is a regular file of at most MAX_SUBMISSION_BYTES.
+def _read_regular(path: Path) -> bytes | str:
+    """The bytes of ``path`` when it is a regular file of at most MAX_SUBMISSION_BYTES, else what
+    it is instead (a phrase: 'is a FIFO, not a regular file'). OSError when it cannot be opened.
 
     Written by a process the evaluator does not trust: opened without following a link (a link
     could name the references) and without blocking (a FIFO would hang the evaluator for ever),
@@ -126,7 +123,7 @@ def _read_regular(path: Path) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise _NotRegular("is a symbolic link, not a regular file") from None
+            return "is a symbolic link, not a regular file"
         raise
     with os.fdopen(fd, "rb") as handle:
         st = os.fstat(fd)
@@ -134,12 +131,12 @@ def _read_regular(path: Path) -> bytes:
             kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode) else \
                 "a socket" if stat.S_ISSOCK(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or \
                 stat.S_ISBLK(st.st_mode) else "not a regular file"
-            raise _NotRegular(f"is {kind}, not a regular file")
+            return f"is {kind}, not a regular file"
         if st.st_size > MAX_SUBMISSION_BYTES:
-            raise _NotRegular(f"is larger than {MAX_SUBMISSION_BYTES} bytes")
+            return f"is larger than {MAX_SUBMISSION_BYTES} bytes"
         data = handle.read(MAX_SUBMISSION_BYTES + 1)
     if len(data) > MAX_SUBMISSION_BYTES:
-        raise _NotRegular(f"is larger than {MAX_SUBMISSION_BYTES} bytes")
+        return f"is larger than {MAX_SUBMISSION_BYTES} bytes"
     return data
 
 
@@ -151,11 +148,11 @@ def read_submission(path: Path) -> ReadSubmission:
     except FileNotFoundError:
         out.error = "does not exist"
         return out
-    except _NotRegular as exc:
-        out.error = str(exc)
-        return out
     except OSError as exc:
         out.error = f"cannot be read: {exc}"
+        return out
+    if isinstance(raw, str):
+        out.error = raw
         return out
     try:
         text = raw.decode("utf-8-sig")
