@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from ...model.cell import SandboxLimits, SandboxRecord
+from ...model.cell import SandboxLimits, SandboxMount, SandboxRecord
 from .argv import bwrap_argv, gpu_device_paths, podman_argv
 from .backends import Backend, podman_conf
 from .cgroup import CellCgroup, open_cgroup
@@ -161,6 +161,19 @@ def _check_hidden(command: CellCommand) -> None:
                                    "above the benchmark or its references")
 
 
+def _check_python_paths(command: CellCommand, mounts: Sequence[SandboxMount]) -> None:
+    """The evaluator's Python is shown read-only too: a hidden path inside it (a benchmark directory
+    made in the virtual environment, say) would be seen."""
+    for mount in mounts:
+        if mount.role != "rra":
+            continue
+        for hidden in command.hidden:
+            if Path(hidden).resolve().is_relative_to(Path(mount.source)):
+                raise SandboxError(f"the Python that runs rra, {mount.source!r}, is shown to every cell and holds "
+                                   f"{str(hidden)!r}", "keep the benchmark directory and the references outside "
+                                   "the Python installation and the rra_tools checkout")
+
+
 def _inside_env(command: CellCommand, backend: str) -> dict[str, str]:
     env = dict(command.env)
     if backend != "none":
@@ -218,6 +231,7 @@ def run_sandboxed(command: CellCommand, backend: Backend, *, requested: str, log
         env = _inside_env(command, backend.name)
         mounts = (cell_mounts(command.workspace, run_dir, command.readonly, writable=command.writable)
                   if backend.name != "none" else [])
+        _check_python_paths(command, mounts)
         devices: list[str] = []
         argv: list[str]
         popen_env: dict[str, str] | None = None

@@ -213,3 +213,18 @@ def test_disk_use_stops_counting_past_stop_at(tmp_path: Path) -> None:
     full = disk_use(tmp_path)
     partial = disk_use(tmp_path, stop_at=MIB)
     assert MIB < partial < full
+
+
+def test_a_hidden_path_inside_the_python_shown_to_cells_is_refused(tmp_path: Path) -> None:
+    """The evaluator's Python is mounted read-only in every cell: a benchmark directory made inside
+    it would be seen, so the cell is refused (the check runs with a real backend's mounts)."""
+    hidden = python_paths()[0] / "bench-out"
+    (tmp_path / "ws").mkdir()
+    run_dir = new_run_dir()
+    cell = CellCommand(command="true", workspace=tmp_path / "ws", env={"PATH": PATH}, proxy=False,
+                       limits=SandboxLimits(wall_clock_s=10), hidden=[hidden])
+    with pytest.raises(SandboxError) as caught:
+        run_sandboxed(cell, sandbox_backend("bwrap"), requested="bwrap", logs=tmp_path / "logs", run_dir=run_dir)
+    assert str(caught.value) == (f"the Python that runs rra, {str(python_paths()[0])!r}, is shown to every cell "
+                                 f"and holds {str(hidden)!r}")
+    assert not run_dir.exists()
