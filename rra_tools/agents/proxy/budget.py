@@ -3,7 +3,10 @@
 Budgets are checked before each call is forwarded and again after each answer, so the moment a
 figure reaches its budget :attr:`Ledger.limit_event` is set and every later call is refused.
 The call that crosses a budget is answered (its cost was unknown until it was made); the next
-one is not. Figures:
+one is not. Calls in flight count against the call budget when they are admitted, and under a
+token or cost budget at most :data:`MAX_IN_FLIGHT` calls are forwarded at once (the others wait
+their turn): an agent that fires many calls at once cannot overshoot a budget by more than the
+calls already under way. Figures:
 
 - ``tokens``: every token processed, input + cache read + cache written + output (as the
   providers' own totals count them);
@@ -24,10 +27,13 @@ from ...model.cell import MeteredUsage
 from .errors import ProxyError
 from .usage import Usage
 
-__all__ = ["BUDGET_NAMES", "Budgets", "Ledger"]
+__all__ = ["BUDGET_NAMES", "MAX_IN_FLIGHT", "Budgets", "Ledger"]
 
 #: The budgets, in the order they are checked (the first one spent is the one named).
 BUDGET_NAMES = ("tokens", "cost_usd", "calls", "wall_s")
+
+#: Calls forwarded at once under a token or cost budget; more wait until one ends.
+MAX_IN_FLIGHT = 4
 
 
 @dataclass(frozen=True)
@@ -68,7 +74,9 @@ class Ledger:
 
     def __init__(self, budgets: Budgets) -> None:
         self.budgets = budgets
-        self._lock = threading.Lock()
+        # A condition, so that calls over MAX_IN_FLIGHT can wait for one to end.
+        self._lock = threading.Condition(threading.Lock())
+        self.in_flight = 0
         self.started = time.monotonic()
         self.calls = 0
         self.input_tokens = 0
@@ -150,14 +158,29 @@ class Ledger:
         return None
 
     def admit(self) -> str | None:
-        """None when a call may be forwarded; else the name of the budget spent (the call is then
-        counted as refused and the limit is set)."""
+        """None when a call may be forwarded (it is then in flight until :meth:`release`); else the
+        name of the budget spent (the call is then counted as refused and the limit is set). Under
+        a token or cost budget, waits while MAX_IN_FLIGHT calls are under way."""
+        budgets = self.budgets
         with self._lock:
+            if budgets.tokens is not None or budgets.cost_usd is not None:
+                while self.in_flight >= MAX_IN_FLIGHT and self._spent() is None:
+                    self._lock.wait(0.5)
             spent = self._spent()
+            if spent is None and budgets.calls is not None and self.calls + self.in_flight >= budgets.calls:
+                spent = "calls"
             if spent is not None:
                 self.refused += 1
                 self._reach(spent)
-            return spent
+                return spent
+            self.in_flight += 1
+            return None
+
+    def release(self) -> None:
+        """A call admitted by :meth:`admit` has ended (answered or not)."""
+        with self._lock:
+            self.in_flight -= 1
+            self._lock.notify()
 
     # Totals.
 

@@ -582,14 +582,22 @@ class MeteringProxy:
         return f"{path}?{query}" if query else path
 
     def _forward(self, handler: _Handler, call: _Call, found: Route, query: str, body: bytes) -> None:
+        if not found.metered:
+            self._forward_admitted(handler, call, found, query, body)
+            return
+        spent = self._ledger.admit()
+        if spent is not None:
+            self._answer_error(handler, call, 403, self.settings.budgets.message(spent))
+            return
+        try:
+            self._forward_admitted(handler, call, found, query, self._prepare(found, body, call.record))
+        finally:
+            # However the call ended, it is no longer in flight (Ledger.admit counts those).
+            self._ledger.release()
+
+    def _forward_admitted(self, handler: _Handler, call: _Call, found: Route, query: str, body: bytes) -> None:
         record = call.record
         ledger = self._ledger
-        if found.metered:
-            spent = ledger.admit()
-            if spent is not None:
-                self._answer_error(handler, call, 403, self.settings.budgets.message(spent))
-                return
-            body = self._prepare(found, body, record)
         pool = self._pools.get(found.provider)
         if pool is None:
             ledger.refuse()

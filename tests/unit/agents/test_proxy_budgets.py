@@ -90,3 +90,47 @@ def test_working_time_leaves_out_the_waits_to_retry(make_cell: MakeCell) -> None
 def test_a_negative_budget_is_refused() -> None:
     with pytest.raises(ProxyError, match=r"^the cost_usd budget must be >= 0, got -0.5$"):
         Budgets(cost_usd=-0.5)
+
+
+def _burst(cell: "object", n: int) -> list[int]:
+    """``n`` calls at once, each on its own connection; their statuses."""
+    import threading
+
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def one() -> None:
+        # Streamed: the scripted model pauses between events, so the calls overlap.
+        answer = call(cell.connect(), "POST", "/v1/messages", {**MESSAGES, "stream": True})  # type: ignore[attr-defined]
+        with lock:
+            statuses.append(answer.status)
+
+    threads = [threading.Thread(target=one) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return statuses
+
+
+def test_calls_fired_at_once_cannot_overshoot_the_call_budget(make_cell: MakeCell) -> None:
+    """Ten calls at once against a budget of three: calls in flight count when admitted, so exactly
+    three reach the upstream (without it, all ten passed the check before any was answered)."""
+    cell = make_cell([], default=ScriptedReply("ok", usage=ScriptedUsage(input=10), pause_s=0.3),
+                     budgets=Budgets(calls=3))
+    statuses = _burst(cell, 10)
+    assert sorted(statuses) == [200] * 3 + [403] * 7
+    assert cell.upstream.calls == 3
+    assert cell.proxy.usage().calls == 3
+
+
+def test_calls_fired_at_once_overshoot_a_token_budget_by_at_most_the_calls_in_flight(make_cell: MakeCell) -> None:
+    """Under a token budget at most MAX_IN_FLIGHT calls are forwarded at once; the others wait, then
+    find the budget spent."""
+    from rra_tools.agents.proxy.budget import MAX_IN_FLIGHT
+
+    cell = make_cell([], default=ScriptedReply("ok", usage=ScriptedUsage(input=1000), pause_s=0.3),
+                     budgets=Budgets(tokens=100))
+    statuses = _burst(cell, 12)
+    assert statuses.count(200) == MAX_IN_FLIGHT == cell.upstream.calls
+    assert statuses.count(403) == 12 - MAX_IN_FLIGHT
