@@ -13,6 +13,17 @@ At a decision point the builder writes an :class:`~rra_tools.model.agent.AgentRe
   model calls leave only through the metering proxy, whose figures become the decision's cost
   (the call log is kept as ``<id>.model-calls.jsonl``). With ``--sandbox none`` it runs in the
   current directory with the user's environment, as before;
+- else, with an agent adapter (``--agent NAME:MODEL_ID``, NAME one of
+  :data:`~rra_tools.agents.adapters.ADAPTERS` but ``command``), the decision becomes a task for
+  that coding agent: the builder's hand-over (:func:`~rra_tools.agents.handover.render_build_handover`:
+  the request's path and content, the answer's schema, where to write it) is its prompt, and the
+  adapter's :meth:`~rra_tools.agents.adapters.Adapter.launch` runs the real agent program in the
+  cell's sandbox (or unisolated with ``--sandbox none``) with the artifact as its workspace, its
+  installed tree read-only, its transcript directory (a temporary directory outside the artifact)
+  read-write and its model calls through the metering proxy. Afterwards the hand-over, the
+  transcript and the call log are copied beside the request (``<id>.handover.md``,
+  ``<id>.transcript/``, ``<id>.agent.log``, ``<id>.model-calls.jsonl``), and the usage the agent
+  program reported of itself is kept as the decision's ``stated`` usage (the metered figures count);
 - else the build stops (:class:`DecisionNeeded`) and says what to do.
 
 Answers are validated against the published schema (through the pydantic model); a bad answer
@@ -33,15 +44,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..agents.adapters import ADAPTERS, Adapter, AdapterError, AgentCell, installed
+from ..agents.adapters import tree as agent_tree
 from ..agents.cell import DEFAULT_LIMITS, CellOptions, run_cell_command
+from ..agents.handover import render_build_handover
+from ..agents.sandbox import SandboxExit
 from ..agents.proxy import Budgets
 from ..errors import ExitStatus, RRAError
 from ..io.atomic import write_atomic
 from ..model.agent import AgentAnswer, AgentRequest
-from ..model.cell import MeteredUsage, SandboxLimits
+from ..model.cell import MeteredUsage, ReportedUsage, SandboxLimits
 
-__all__ = ["AgentFailed", "Agent", "AnswerInvalid", "Asked", "DecisionNeeded", "decision_paths", "read_answer",
-           "slug"]
+__all__ = ["AgentFailed", "Agent", "AnswerInvalid", "Asked", "DecisionNeeded", "decision_paths", "parse_agent",
+           "read_answer", "slug"]
 
 #: Where the request and answer files of a build live, relative to the artifact.
 DECISIONS_DIR = ".rra/build/decisions"
@@ -128,6 +143,29 @@ class Asked:
     wall_s: float
     #: The model calls the metering proxy measured, when the agent ran in a cell.
     metered: MeteredUsage | None = None
+    #: An agent adapter's run: its name, version and model, and the usage the agent program
+    #: reported of itself (None when it reported none).
+    adapter: tuple[str, str, str] | None = None
+    reported: ReportedUsage | None = None
+
+
+def parse_agent(command: str) -> tuple[Adapter, str] | None:
+    """The adapter and model ``--agent NAME:MODEL_ID`` names, or None when ``command`` is a
+    command (no adapter's name before the first ':', or a space in it). AdapterError when the
+    adapter cannot use the model.
+
+    >>> adapter, model = parse_agent("mini-swe-agent:openai/gpt-5-mini")
+    >>> adapter.name, model
+    ('mini-swe-agent', 'openai/gpt-5-mini')
+    >>> parse_agent("python agent.py"), parse_agent("./my-agent:v2"), parse_agent("command:x")
+    (None, None, None)
+    """
+    name, sep, model = command.strip().partition(":")
+    if not sep or name == "command" or name not in ADAPTERS or not model or any(c.isspace() for c in model):
+        return None
+    adapter = ADAPTERS[name]
+    adapter.check_model(model)
+    return adapter, model
 
 
 class Agent:
@@ -135,6 +173,8 @@ class Agent:
 
     def __init__(self, command: str | None, *, timeout_s: float = 3600.0,
                  progress: Callable[[str], None] | None = None, cell: CellOptions | None = None) -> None:
+        #: The agent adapter and model of ``--agent NAME:MODEL_ID``, else None.
+        self.adapter = parse_agent(command) if command else None
         self.argv = shlex.split(command) if command else None
         if command is not None and not self.argv:
             raise AgentFailed("--agent is empty: give the command that answers the builder's requests")
@@ -158,6 +198,8 @@ class Agent:
                                  step=request.step, request=request_path, answer=answer_path, todo=todo)
         self.progress(f"asking the agent: {request.question}")
         log = request_path.with_name(request_path.name.replace(".request.json", ".agent.log"))
+        if self.adapter is not None:
+            return self._ask_adapter(root, request, request_path, answer_path, log, started)
         if self.cell is not None and self.cell.backend.name != "none":
             metered = self._ask_in_cell(root, request_path, answer_path, log)
             wall = time.monotonic() - started
@@ -212,24 +254,79 @@ class Agent:
                               "give --sandbox none to run the agent unisolated") from None
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-        ended = ran.exit
-        if ended.stopped == "setup":
-            raise AgentFailed(f"the agent's sandbox could not start it: {ended.setup_error}",
-                              "give --sandbox none to run the agent unisolated")
-        if ended.stopped == "timeout":
-            raise AgentFailed(f"the agent did not answer {request_path} within {self.timeout_s:g} s; its output "
-                              f"is in {log}")
-        if ended.stopped is not None:
-            raise AgentFailed(f"the agent was stopped ({ended.limit or ended.stopped}) on {request_path}:\n"
-                              f"{_tail(log)}", f"its whole output is in {log}")
-        if ended.exit_status != 0:
-            raise AgentFailed(f"the agent exited with status {ended.exit_status} on {request_path}:\n"
-                              f"{_tail(log)}", f"its whole output is in {log}")
-        if not answer_path.is_file():
-            raise AgentFailed(f"the agent exited 0 but wrote no answer to {answer_path}",
-                              "the agent writes its answer to the path in the request's 'answer' field "
-                              "(also in $RRA_AGENT_ANSWER)")
+        _check_ended(ran.exit, request_path, answer_path, log, self.timeout_s)
         return ran.metered
+
+
+    def _ask_adapter(self, root: Path, request: AgentRequest, request_path: Path, answer_path: Path, log: Path,
+                     started: float) -> Asked:
+        """Run the agent adapter on the decision (module docstring)."""
+        assert self.adapter is not None
+        adapter, model = self.adapter
+        if self.cell is None:
+            raise AgentFailed(f"--agent {adapter.name}:{model} needs a cell (its sandbox and metering proxy)")
+        if not installed(adapter):
+            raise AgentFailed(f"the agent {adapter.name} {adapter.version} is not installed (no complete tree at "
+                              f"{agent_tree(adapter)})", f"run 'rra bench agents install {adapter.name}'")
+        handover = render_build_handover(json.loads(request_path.read_text(encoding="utf-8")), str(request_path))
+        stem = request_path.name.replace(".request.json", "")
+        kept = request_path.with_name(f"{stem}.transcript")
+        scratch = Path(tempfile.mkdtemp(prefix="rra-build-agent-"))
+        try:
+            transcript = scratch / "transcript"
+            transcript.mkdir()
+            cell = AgentCell(prompt=handover.text, model=model, workspace=root, transcript=transcript,
+                             stdout=scratch / "reproducer.stdout.log", tree=agent_tree(adapter))
+            try:
+                launch = adapter.launch(cell)
+                limits = SandboxLimits(wall_clock_s=self.timeout_s, memory_mib=DEFAULT_LIMITS["memory_mib"],
+                                       pids=DEFAULT_LIMITS["pids"])
+                env = {"RRA_AGENT_REQUEST": str(request_path), "RRA_AGENT_ANSWER": str(answer_path), **launch.env}
+                ran = run_cell_command(launch.command, root, options=self.cell, env=env, limits=limits,
+                                       budgets=Budgets(), logs=scratch, call_log=scratch / "model-calls.jsonl",
+                                       readonly=launch.readonly, writable=launch.writable)
+            except (AdapterError, RRAError) as exc:
+                raise AgentFailed(f"the agent {adapter.name} could not be started in its sandbox: {exc}",
+                                  "give --sandbox none to run the agent unisolated") from None
+            reported = adapter.reported_usage(cell)
+            # Copied in only now: while it ran, the agent could have rewritten anything in its workspace.
+            write_atomic(request_path.with_name(f"{stem}.handover.md"), handover.text.encode("utf-8"))
+            with open(log, "wb") as out:
+                for name in ("reproducer.stdout.log", "reproducer.stderr.log"):
+                    if (scratch / name).is_file():
+                        out.write((scratch / name).read_bytes())
+            if (scratch / "model-calls.jsonl").is_file():
+                shutil.copyfile(scratch / "model-calls.jsonl", request_path.with_name(f"{stem}.model-calls.jsonl"))
+            shutil.rmtree(kept, ignore_errors=True)
+            for found in adapter.transcript(cell):
+                if found.is_relative_to(transcript):
+                    target = kept / found.relative_to(transcript)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(found, target)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        _check_ended(ran.exit, request_path, answer_path, log, self.timeout_s)
+        return Asked(read_answer(answer_path, request), "agent", time.monotonic() - started, ran.metered,
+                     (adapter.name, adapter.version, model), reported)
+
+
+def _check_ended(ended: SandboxExit, request_path: Path, answer_path: Path, log: Path, timeout_s: float) -> None:
+    """AgentFailed when the cell's command did not end well or wrote no answer."""
+    if ended.stopped == "setup":
+        raise AgentFailed(f"the agent's sandbox could not start it: {ended.setup_error}",
+                          "give --sandbox none to run the agent unisolated")
+    if ended.stopped == "timeout":
+        raise AgentFailed(f"the agent did not answer {request_path} within {timeout_s:g} s; its output is in {log}")
+    if ended.stopped is not None:
+        raise AgentFailed(f"the agent was stopped ({ended.limit or ended.stopped}) on {request_path}:\n"
+                          f"{_tail(log)}", f"its whole output is in {log}")
+    if ended.exit_status != 0:
+        raise AgentFailed(f"the agent exited with status {ended.exit_status} on {request_path}:\n"
+                          f"{_tail(log)}", f"its whole output is in {log}")
+    if not answer_path.is_file():
+        raise AgentFailed(f"the agent exited 0 but wrote no answer to {answer_path}",
+                          "the agent writes its answer to the path in the request's 'answer' field "
+                          "(also in $RRA_AGENT_ANSWER)")
 
 
 def _resolved(word: str) -> str:

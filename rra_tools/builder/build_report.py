@@ -1,5 +1,5 @@
 """The build report of ``rra build``: one row per step (status, wall time, decisions, and the
-tokens and cost the agent stated), then the totals. The CLI prints it; the build writes it to
+tokens and cost: metered by the cell's proxy, else as the agent stated them), then the totals. The CLI prints it; the build writes it to
 ``.rra/build/report.txt`` beside the state file, so the construction cost stays on record."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ class _Step(Protocol):
     output_tokens: int
     cost_usd: float
     usage_reported: bool
+    usage_metered: bool
     note: str
 
 
@@ -32,14 +33,15 @@ def _usage(reported: bool, tokens_in: int, tokens_out: int, cost: float) -> str:
 
 
 def render_report(steps: Sequence[_Step]) -> str:
-    """The table, one line per step and a line of totals; '-' where the agent stated nothing."""
+    """The table, one line per step and a line of totals; '-' where nothing was metered and the
+    agent stated nothing."""
     lines = [f"{'step':<10} {'status':<8} {'wall s':>8} {'decisions':>9} {'tokens in':>10} {'tokens out':>10} "
              f"{'cost USD':>9}  note"]
     for step in steps:
-        usage = _usage(step.usage_reported, step.input_tokens, step.output_tokens, step.cost_usd)
+        usage = _usage(step.usage_reported or step.usage_metered, step.input_tokens, step.output_tokens, step.cost_usd)
         lines.append(f"{step.name:<10} {step.status:<8} {step.wall_s:>8.2f} {len(step.decisions):>9} {usage}  "
                      f"{step.note}".rstrip())
-    usage = _usage(any(s.usage_reported for s in steps), sum(s.input_tokens for s in steps),
+    usage = _usage(any(s.usage_reported or s.usage_metered for s in steps), sum(s.input_tokens for s in steps),
                    sum(s.output_tokens for s in steps), sum(s.cost_usd for s in steps))
     total = sum(s.wall_s for s in steps)
     lines.append(f"{'total':<10} {'':<8} {total:>8.2f} {sum(len(s.decisions) for s in steps):>9} {usage}".rstrip())

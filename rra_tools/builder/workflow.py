@@ -246,6 +246,12 @@ class _Build:
         kind = request.kind.value if isinstance(request.kind, DecisionKind) else str(request.kind)
         entry: dict[str, Any] = {"id": request.id, "kind": kind, "source": asked.source,
                                  "wall_s": round(asked.wall_s, 3)}
+        if asked.adapter is not None:
+            name, version, model = asked.adapter
+            request_path, _ = decision_paths(self.root, request.id)
+            entry["agent"] = {"adapter": name, "version": version, "model": model,
+                              "transcript": self.rel(request_path.with_name(
+                                  request_path.name.replace(".request.json", ".transcript")))}
         metered = asked.metered
         if metered is not None:
             entry["metered"] = {"calls": metered.calls, "input_tokens": metered.input_tokens + metered.cache_read_tokens
@@ -257,7 +263,14 @@ class _Build:
             record.output_tokens += metered.output_tokens
             record.cost_usd = round(record.cost_usd + metered.cost_usd, 6)
             record.usage_metered = True
-            if usage is not None:
+            if asked.reported is not None:
+                # An agent adapter's run: what the agent program reported of itself.
+                reported = asked.reported
+                figures = {"input_tokens": None if reported.input_tokens is None else reported.input_tokens + (
+                    reported.cache_read_tokens or 0) + (reported.cache_write_tokens or 0),
+                    "output_tokens": reported.output_tokens, "calls": reported.calls, "cost_usd": reported.cost_usd}
+                entry["stated"] = {k: v for k, v in figures.items() if v is not None}
+            elif usage is not None:
                 entry["stated"] = {k: getattr(usage, k) for k in ("model", "input_tokens", "output_tokens", "cost_usd")
                                    if getattr(usage, k) is not None}
         elif usage is not None:

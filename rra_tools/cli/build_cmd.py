@@ -17,8 +17,10 @@ __all__ = ["build_command"]
 @click.argument("raw_repo", type=click.Path(file_okay=False))
 @click.option("-o", "--output", "artifact", metavar="ARTIFACT", type=click.Path(file_okay=False), default=None,
               help="Artifact directory: RAW_REPO is cloned into it.  [default: RAW_REPO itself, in place]")
-@click.option("--agent", metavar="CMD", default=None,
-              help="Command that answers the build's decisions: run as 'CMD REQUEST_FILE', it writes the "
+@click.option("--agent", metavar="CMD|NAME:MODEL_ID", default=None,
+              help="What answers the build's decisions: an agent adapter and its model (claude-code, codex, "
+              "gemini-cli or mini-swe-agent, e.g. 'claude-code:claude-sonnet-4-5'; installed with 'rra bench agents "
+              "install NAME'), each decision its task, or a command run as 'CMD REQUEST_FILE' that writes the "
               "answer file the request names.  [default: none; stop at the first decision]")
 @click.option("--agent-timeout", type=click.FloatRange(min=1), default=3600.0, show_default=True, metavar="SECONDS",
               help="Longest the agent may take for one answer.")
@@ -58,7 +60,8 @@ def build_command(raw_repo: str, artifact: str | None, agent: str | None, agent_
 
     Each decision (a placeholder, a candidate claim, a failing launcher or lock, an unexplained
     change) is written as a request file (schemas/rra-agent-request-1.0.schema.json) and
-    answered by --agent CMD (schemas/rra-agent-answer-1.0.schema.json). Without an agent the
+    answered by --agent (schemas/rra-agent-answer-1.0.schema.json): a coding agent through its
+    adapter (--agent NAME:MODEL_ID), or a command (--agent CMD). Without an agent the
     build stops at the first decision, says what to do, and exits with status 3.
 
     The agent runs in a sandbox (--sandbox) whose only way out is the metering proxy: the tokens

@@ -27,10 +27,14 @@ from typing import Any
 
 from ...model.taskset import condition_parts
 
-__all__ = ["TEMPLATE_VERSION", "Handover", "render_handover", "template_text"]
+__all__ = ["BUILD_TEMPLATE_VERSION", "TEMPLATE_VERSION", "Handover", "render_build_handover", "render_handover",
+           "template_text"]
 
 #: The version of the template in use (the file ``template-<version>.md``).
 TEMPLATE_VERSION = "1.0"
+#: The version of the builder's hand-over in use (the file ``build-<version>.md``): what an
+#: agent adapter answering one decision of ``rra build`` is told.
+BUILD_TEMPLATE_VERSION = "1.0"
 
 
 @dataclass(frozen=True)
@@ -42,9 +46,30 @@ class Handover:
     sha256: str
 
 
-def template_text(version: str = TEMPLATE_VERSION) -> str:
-    """The template of ``version`` as shipped in the package."""
-    return resources.files(__package__).joinpath(f"template-{version}.md").read_text(encoding="utf-8")
+def template_text(version: str = TEMPLATE_VERSION, kind: str = "template") -> str:
+    """The template of ``version`` as shipped in the package (``kind`` 'build': the builder's)."""
+    return resources.files(__package__).joinpath(f"{kind}-{version}.md").read_text(encoding="utf-8")
+
+
+def render_build_handover(request: Mapping[str, Any], request_path: str,
+                          version: str = BUILD_TEMPLATE_VERSION) -> Handover:
+    """The hand-over of one decision of ``rra build``: ``request`` is the request file's content
+    (rra-agent-request-1.0) and ``request_path`` where it is; the answer's schema is the one the
+    builder validates with.
+
+    >>> text = render_build_handover({"id": "claim-1", "kind": "claim", "step": "claims", "question": "Q?",
+    ...     "manifest": "rra.yaml", "answer": "/a/claim-1.answer.json"}, "/a/claim-1.request.json").text
+    >>> "Write your answer as one JSON document to `/a/claim-1.answer.json`" in text
+    True
+    """
+    from ...model.agent import AgentAnswer
+
+    schema = json.dumps(AgentAnswer.model_json_schema(), indent=1, sort_keys=True)
+    text = Template(template_text(version, "build")).substitute(
+        ident=request["id"], manifest=request["manifest"], step=request["step"], kind=request["kind"],
+        question=request["question"], request_path=request_path, answer_path=request["answer"],
+        request=json.dumps(request, indent=2, ensure_ascii=False), schema=schema)
+    return Handover(text, version, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
 def _code(description: Mapping[str, Any]) -> str:
