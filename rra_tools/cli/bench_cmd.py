@@ -567,3 +567,8 @@ from .bench_agents_cmd import agents_group, prompt_command  # noqa: E402
 
 bench.add_command(agents_group)
 bench.add_command(prompt_command)
+
+# Inspect AI interop: an eval log's RRA verdicts as a results file.
+from .bench_inspect_cmd import import_inspect_command  # noqa: E402
+
+bench.add_command(import_inspect_command)

@@ -23,6 +23,7 @@ EXTRA_OF_MODULE = {
     "matplotlib": "report",
     "rocrate": "export",
     "pdfminer": "paper",
+    "inspect_ai": "inspect",
 }
 
 

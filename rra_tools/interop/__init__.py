@@ -1,0 +1,6 @@
+"""Interoperation with other evaluation frameworks: thin wings over :mod:`rra_tools.bench` that
+let an operator run RRA's cells and verdicts from their own tools (:mod:`.inspect`: Inspect AI).
+
+Above ``bench`` and below ``cli`` in the layer contract; each wing imports its framework lazily,
+from the extra of ``pyproject.toml`` that installs it.
+"""
