@@ -30,6 +30,7 @@ What cannot be detected is said in docs/bench.md#what-the-auditor-cannot-see.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import re
 import stat
@@ -604,7 +605,7 @@ def _trace(ws: _Workspace, task: ResolvedTask, info: _TaskInfo, entry: Entry) ->
         if not runs_it:
             raise _Fail(ViolationKind.FORGED_RECORD, f"run record {record_rel!r} does not run the script "
                         f"{ev.script!r} the evidence names", record_rel, ev.script)
-    forms = _byte_forms(value, task.precision)
+    forms = _byte_forms(value, task.precision) + _unscaled_forms(value, task.precision, claim.extract.scale)
     if forms:
         if run.own is None:
             # The code as given is left out: a constant there is the method's, not the reproducer's.
@@ -630,6 +631,25 @@ def _trace(ws: _Workspace, task: ResolvedTask, info: _TaskInfo, entry: Entry) ->
 def _byte_forms(value: float, precision: int) -> tuple[bytes, ...]:
     """:func:`number_forms` of a value, encoded (what is looked for in scripts and command lines)."""
     return tuple(form.encode() for form in number_forms(value, precision))
+
+
+@functools.lru_cache(maxsize=65536)
+def _unscaled_forms(value: float, precision: int, scale: float) -> tuple[bytes, ...]:
+    """The forms of ``value`` before the claim's ``scale`` is applied, as a script writes them for
+    the rule to scale: a claim reported as 94.44 with ``scale: 100`` is typed in as ``0.9444``.
+    The digits the scale moves are kept (precision 2 at scale 100 is precision 4 unscaled).
+
+    >>> [f.decode() for f in _unscaled_forms(94.44, 2, 100.0)]
+    ['0.9444']
+    >>> _unscaled_forms(94.44, 2, 1.0)
+    ()
+    """
+    if scale in (0.0, 1.0) or not math.isfinite(scale):
+        return ()
+    raw = value / scale
+    shift = max(0, round(math.log10(abs(scale)))) if abs(scale) > 1 else 0
+    forms = number_forms(round(raw, 12), precision + shift)
+    return tuple(sorted(form.encode() for form in forms))
 
 
 def _changes(ws: _Workspace, declared: Iterable[str], outputs: set[str]) -> list[str]:
