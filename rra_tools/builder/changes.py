@@ -22,6 +22,7 @@ from typing import Any
 from ..errors import ExitStatus, RRAError
 from ..io.artifact import Artifact, load_artifact
 from ..io.atomic import write_atomic
+from ..io.unidiff import DiffProblem, parse_unified_diff
 from .manifest_edit import edit_manifest, quoted
 from .patches import (
     apply_patch,
@@ -217,6 +218,27 @@ class Verification:
     differences: list[str] = field(default_factory=list)
 
 
+def _check_files(artifact: Artifact) -> None:
+    """Each change record's ``files`` are the paths its patch touches: SeriesMismatch naming the
+    record otherwise (a record may not name one file and patch another)."""
+    for change in artifact.data.get("changes") or []:
+        if not isinstance(change, Mapping) or not isinstance(change.get("patch"), str):
+            continue
+        listed = change.get("files")
+        if not isinstance(listed, list):
+            continue
+        path = artifact.inside(change["patch"])
+        try:
+            touched = set(parse_unified_diff(path.read_bytes()).paths)
+        except (OSError, DiffProblem):
+            continue  # the series check below names a missing or broken patch
+        named = {str(f) for f in listed}
+        if named != touched:
+            raise SeriesMismatch(
+                f"change {change.get('id')!r} lists files {sorted(named)} but its patch {change['patch']} touches "
+                f"{sorted(touched)}", "record the change again ('rra change record') instead of editing its files")
+
+
 def verify_series(artifact_dir: str | Path) -> Verification:
     """Apply the series to a clean checkout of the upstream commit and compare tree digests;
     SeriesMismatch naming the patch or the differing paths when they do not agree."""
@@ -233,6 +255,7 @@ def verify_series(artifact_dir: str | Path) -> Verification:
         if actual != sha256:
             raise SeriesMismatch(f"patch {rel} was changed after it was recorded: sha256 {actual} differs from "
                                  f"code.patches' {sha256}", "record the change again instead of editing the patch")
+    _check_files(artifact)
     with tempfile.TemporaryDirectory(prefix="rra-verify-") as scratch:
         checkout = Path(scratch) / "upstream"
         checkout.mkdir()

@@ -118,3 +118,18 @@ def test_nothing_to_record_is_an_error(artifact: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("error: nothing to record: the working tree equals the upstream commit with "
                                   "the 2 recorded patch(es)\n")
+
+
+def test_a_record_whose_files_differ_from_its_patch_fails_verify(artifact: Path) -> None:
+    """A record may not name one file and patch another (issue 23 item 7): its patch and digest
+    untouched, only its 'files' edited, verify names the record and both lists."""
+    record_both(artifact)
+    manifest = artifact / "rra.yaml"
+    text = manifest.read_text()
+    edited = text.replace("    files:\n      - requirements.txt\n", "    files:\n      - train.py\n", 1)
+    assert edited != text
+    manifest.write_text(edited)
+    done = rra("change", "verify", "-C", str(artifact))
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: change 'pin-numpy' lists files ['train.py'] but its patch "
+                                  "patches/0002-pin-numpy.patch touches ['requirements.txt']\n"), done.stderr
