@@ -114,15 +114,34 @@ def t_quantile(p: float, df: int) -> float:
     return (low + high) / 2.0
 
 
+def _mean(values: Sequence[float]) -> float:
+    """The mean, exactly rounded; finite for finite values near the float limit too (the sum of
+    two 1e308 overflows, and fsum raises on that, so the terms are divided first then).
+
+    >>> _mean([1e308, 1e308])
+    1e+308
+    >>> _mean([1.0, 2.0, 4.5])
+    2.5
+    """
+    try:
+        return math.fsum(values) / len(values)
+    except OverflowError:
+        return math.fsum(v / len(values) for v in values)
+
+
 def acceptance_interval(values: Sequence[float], precision: int) -> Interval:
     """The acceptance interval of observations ``values`` for a number printed with ``precision``
     decimals; needs at least two values (the standard requires three)."""
     n = len(values)
     if n < 2:
         raise ValueError(f"an interval needs at least 2 observations, got {n}")
-    mean = math.fsum(values) / n
-    # d * d, not d ** 2: an overflow gives inf (a useless but harmless interval) instead of raising.
-    variance = math.fsum((v - mean) * (v - mean) for v in values) / (n - 1)
+    mean = _mean(values)
+    # d * d, not d ** 2: an overflow gives inf (a useless but harmless interval) instead of raising;
+    # fsum raises on an intermediate overflow of finite terms, which is an infinite variance too.
+    try:
+        variance = math.fsum((v - mean) * (v - mean) for v in values) / (n - 1)
+    except OverflowError:
+        variance = math.inf
     spread = t_quantile(0.975, n - 1) * math.sqrt(variance) * math.sqrt(1.0 + 1.0 / n)
     floor = 0.5 * 10.0 ** (-precision)
     return Interval(mean, max(spread, floor), spread, floor, n)
@@ -133,7 +152,7 @@ def aggregate(values: Sequence[float], how: str) -> float:
     if not values:
         raise ValueError("nothing to aggregate")
     if how == "mean":
-        return math.fsum(values) / len(values)
+        return _mean(values)
     if how == "median":
         ordered = sorted(values)
         mid = len(ordered) // 2

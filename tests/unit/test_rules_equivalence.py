@@ -762,3 +762,12 @@ def test_the_closest_name_among_a_sweeps_launchers() -> None:
     names = [f"train-{k:05d}" for k in range(2000)] + ["eval", "train", "train-final"]
     for word in ("train-x0012", "train-0001", "trian-00042", "train-000420", "eval-1", "tain", "zzz", ""):
         assert _closest(word, names) == _close_matches(word, names), word
+
+
+def test_observations_at_the_float_limit_neither_crash_nor_differ() -> None:
+    """Two observations of 1e308: their sum overflows, which math.fsum raises on; the interval's
+    mean is taken term by term then (hypothesis found the plain rule raising OverflowError)."""
+    doc = {"rra_version": "1.0", "claims": [{"reported": {"precision": 0},
+                                             "reference": {"observations": [{"value": 1e308}, {"value": 1e308}]}}]}
+    found = _same(doc, None, "observations at the float limit")
+    assert found == 1  # RRA502: two observations, three required
