@@ -20,6 +20,8 @@ EXTRA_OF_MODULE = {
     "cyclonedx": "env",
     "uv": "env",
     "docker": "container",
+    # rra bench report's bootstrap imports numpy before matplotlib draws anything.
+    "numpy": "report",
     "matplotlib": "report",
     "rocrate": "export",
     "pdfminer": "paper",

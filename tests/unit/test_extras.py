@@ -40,6 +40,7 @@ CASES = {
     "discover": (["discover", NOWHERE], ["oras", "requests"], "oras", "oci"),
     "run-container": (["run", "--executor", "container", "{art}", "train"], ["docker"], "docker", "container"),
     "bench-report": (["bench", "report", "{results}"], ["matplotlib"], "matplotlib", "report"),
+    "bench-report-numpy": (["bench", "report", "{results}"], ["numpy"], "numpy", "report"),
     "export-ro-crate": (["export", "ro-crate", "{art}", "-o", "{tmp}/crate"], ["rocrate"], "rocrate", "export"),
 }
 
