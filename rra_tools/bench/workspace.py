@@ -16,8 +16,11 @@ and the task description, with no reference value in it.
   to write the submission) and nothing about the reference values.
 
 :func:`snapshot` records every file's size, time and digest when the attempt starts (the
-auditor's "present before"), and :func:`reference_pattern` finds the textual forms of reference
-values, which :func:`leaks` looks for in every file of a workspace.
+auditor's "present before"). :func:`leak_forms` lists every spelling that would reveal a hidden
+reference value (its roundings down to the printed precision, as a percent or a fraction, in
+exponent form, with a decimal comma ...), :func:`leak_pattern` compiles them into one pattern
+that also knows their equivalent styles and binary forms, and :func:`leaks` looks for it in
+every file of a workspace.
 """
 
 from __future__ import annotations
@@ -27,11 +30,14 @@ import fnmatch
 import functools
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
+import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +50,9 @@ from .ablation import ablate, transformed_digest
 from .errors import BenchError
 from .taskset import LoadedTaskSet, ResolvedTask
 
-__all__ = ["SUBMISSION_NAME", "FileState", "PreparedWorkspace", "RawSource", "leaks", "number_forms", "prepare_workspace",
-           "raw_source", "reference_pattern", "snapshot", "task_description"]
+__all__ = ["SPECIFIC_DIGITS", "SUBMISSION_NAME", "FileState", "PreparedWorkspace", "RawSource", "leak_forms", "leak_pattern",
+           "leaks", "number_forms", "prepare_workspace", "raw_source", "reference_pattern", "snapshot",
+           "task_description"]
 
 #: The submission's file name in the workspace (RRA_BENCH_SUBMISSION names it too).
 SUBMISSION_NAME = "submission.json"
@@ -326,19 +333,267 @@ def number_forms(value: float, precision: int) -> frozenset[str]:
     return frozenset(f for f in forms if len(f.lstrip("-").replace(".", "").lstrip("0")) >= 3)
 
 
-def reference_pattern(values: Iterable[float], precision: int, exclude: Iterable[float] = ()) -> re.Pattern[bytes] | None:
-    """A pattern matching any form of ``values`` standing alone as a number (not inside a longer
-    one), except the forms of ``exclude`` (the paper's reported value, which the paper prints);
-    None when no form is specific enough."""
+#: Significant digits (leading and trailing zeros aside) a spelling must carry to be looked for:
+#: fewer name too many honest numbers ('0.81', '81.0').
+SPECIFIC_DIGITS = 3
+
+#: Decimal places of the value's own spelling (its shortest repr) beyond which no rounding is
+#: made; repr never gives more than 17 significant digits.
+_MAX_DECIMALS = 24
+
+#: Thousands separators of the grouped spellings: ASCII ones and the spaces typesetting and
+#: locales use (no-break, narrow no-break, thin).
+_GROUPS = (",", " ", "_", "'", "\u00a0", "\u202f", "\u2009")
+
+#: A plain spelling: digits with at most one decimal separator (what the float-noise and binary
+#: forms are made from).
+_PLAIN = re.compile(r"(\d*)([.,]?)(\d*)")
+#: An exponent spelling as leak_forms writes it.
+_EXPONENT = re.compile(r"(\d\.\d+|\d)[eE]([+-]?\d+)")
+
+
+def _specific(digits: str) -> bool:
+    return len(digits.replace(".", "").strip("0")) >= SPECIFIC_DIGITS
+
+
+def _cores(value: float, precision: int, scale: float) -> set[Decimal]:
+    """|value|, and it times 100, over 100 and over ``scale``, each rounded (half up and half to
+    even) at every number of decimal places from its full spelling down to the precision the
+    multiplication gives the printed one; only the specific ones."""
+    if not math.isfinite(value) or value == 0:
+        return set()
+    exact = Decimal(repr(abs(value)))
+    # (the value as multiplied, the fewest decimal places it is rounded to)
+    variants = [(exact, precision), (exact.scaleb(2), precision - 2), (exact.scaleb(-2), precision + 2)]
+    if math.isfinite(scale) and scale not in (0.0, 1.0):
+        shift = math.log10(abs(scale))
+        if shift == round(shift):  # a power of ten: the digits move, exactly
+            variants.append((exact.scaleb(-round(shift)), precision + round(shift)))
+        else:
+            variants.append((Decimal(repr(abs(value / scale))), precision + max(0, math.ceil(shift))))
+    cores: set[Decimal] = set()
+    for number, least in variants:
+        full = max(-number.as_tuple().exponent, least)  # type: ignore[operator]
+        for places in range(min(full, _MAX_DECIMALS), least - 1, -1):
+            quantum = Decimal(1).scaleb(-places)
+            for mode in (ROUND_HALF_UP, ROUND_HALF_EVEN):
+                rounded = number.quantize(quantum, rounding=mode)
+                if rounded and _specific(format(rounded, "f")):
+                    cores.add(rounded)
+    return cores
+
+
+def _grouped(integer: str, separator: str) -> str:
+    head = len(integer) % 3 or 3
+    return separator.join([integer[:head]] + [integer[i:i + 3] for i in range(head, len(integer), 3)])
+
+
+def _spellings(core: Decimal) -> set[str]:
+    plain = format(core, "f")
+    integer, _, fraction = plain.partition(".")
+    forms = {plain}
+    if fraction:
+        forms.add(f"{integer},{fraction}")  # a decimal comma
+        if integer == "0":
+            forms.add(f".{fraction}")
+    if len(integer) > 3:
+        for group in _GROUPS:
+            forms.add(_grouped(integer, group) + (f".{fraction}" if fraction else ""))
+            if fraction and group != ",":
+                forms.add(_grouped(integer, group) + f",{fraction}")
+        if fraction:
+            forms.add(_grouped(integer, ".") + f",{fraction}")  # 1.234,5
+    _, digits, exponent = core.normalize().as_tuple()
+    mantissa = "".join(map(str, digits))
+    power = len(digits) + int(exponent) - 1
+    mantissa = mantissa[0] + ("." + mantissa[1:] if len(mantissa) > 1 else "")
+    for letter in "eE":
+        forms |= {f"{mantissa}{letter}{power:+03d}", f"{mantissa}{letter}{power:+d}", f"{mantissa}{letter}{power:d}"}
+    number = float(core)
+    if math.isfinite(number):
+        forms.add(number.hex())
+    return forms
+
+
+@functools.lru_cache(maxsize=65536)
+def leak_forms(value: float, precision: int, scale: float = 1.0, exclude: tuple[float, ...] = ()) -> frozenset[str]:
+    """Every spelling of a hidden ``value`` that would reveal it, where ``precision`` is the
+    decimal places the claim prints and ``scale`` the claim's (a value printed as 94.44 at scale
+    100 is 0.9444 in the output it is read from).
+
+    The value's magnitude (a sign flipped reveals it too) is rounded at every number of decimal
+    places from its full spelling down to ``precision``, and so are it times 100 and over 100
+    (percent for fraction and back; the decimal places move with the point) and it over
+    ``scale``. Each rounding with at least :data:`SPECIFIC_DIGITS` significant digits is spelt
+    plainly ('0.8129'), without its leading zero ('.8129'), with a decimal comma ('0,8129'),
+    grouped by thousands (1,234.5; 1 234,5; 1.234,5; 1_234.5 ...), in exponent form
+    ('8.129e-01', '8.129E-1', '8.129e-1') and as a hexadecimal float. A rounding whose value
+    equals one of ``exclude``'s (the paper's reported value, which is public) is left out with
+    all its spellings.
+
+    :func:`leak_pattern` looks for these spellings as numbers standing alone, in any equivalent
+    style (trailing zeros, float noise, a Fortran 'D' exponent), and for their binary doubles.
+    (Cached: the same values are asked for many times.)
+
+    >>> forms = leak_forms(0.81293, 4)
+    >>> sorted(f for f in forms if f.replace(",", ".").lstrip("0").startswith(".81"))
+    ['.8129', '.81293', '0,8129', '0,81293', '0.8129', '0.81293']
+    >>> sorted(f for f in forms if f.lower().startswith("8.129e-0"))
+    ['8.129E-01', '8.129E-03', '8.129e-01', '8.129e-03']
+    >>> sorted(f for f in forms if f.lower().startswith(("8.129e+", "8.129e1")))
+    ['8.129E+01', '8.129E+1', '8.129E1', '8.129e+01', '8.129e+1', '8.129e1']
+    >>> sorted(f for f in forms if f.startswith("81"))
+    ['81,29', '81,293', '81.29', '81.293']
+    >>> sorted(f for f in forms if f.replace(",", ".").startswith("0.00"))
+    ['0,008129', '0,0081293', '0.008129', '0.0081293']
+    >>> "0.8125" in leak_forms(0.81253, 4, exclude=(0.8125,)), "0.81253" in leak_forms(0.81253, 4, exclude=(0.8125,))
+    (False, True)
+    >>> sorted(f for f in leak_forms(1234.56, 2) if f[1] in ",." and f.endswith("56"))
+    ['1,234.56', '1.234,56']
+    """
+    public: set[Decimal] = set()
+    for other in exclude:
+        public |= _cores(other, precision, scale)
+    forms: set[str] = set()
+    for core in _cores(value, precision, scale) - public:
+        forms |= _spellings(core)
+    return frozenset(forms)
+
+
+class _Trie:
+    """Spellings sharing their beginnings, compiled into one alternation per branch point
+    (Python's ``re`` tries alternatives one by one: a flat list of thousands of spellings is
+    tried in full at every byte)."""
+
+    def __init__(self) -> None:
+        self.children: dict[str, _Trie] = {}
+        self.tails: set[bytes] = set()
+
+    def add(self, head: str, tail: bytes) -> None:
+        node = self
+        for char in head:
+            node = node.children.setdefault(char, _Trie())
+        node.tails.add(tail)
+
+    def regex(self) -> bytes:
+        alternatives = sorted(self.tails)
+        for char, child in sorted(self.children.items()):
+            alternatives.append(re.escape(char.encode()) + child.regex())
+        if len(alternatives) == 1:
+            return alternatives[0]
+        return b"(?:" + b"|".join(alternatives) + b")"
+
+    def branches(self, not_after: bytes) -> list[bytes]:
+        """One alternative per first character, with the check that the spelling does not
+        continue a number (no byte of ``not_after`` before it) made after that character: a
+        pattern whose every alternative starts with a literal lets ``re`` skip ahead to the
+        bytes that can start a match, which a leading look-behind prevents (measured: 5x)."""
+        return [re.escape(char.encode()) + rb"(?<![" + not_after + rb"][\x00-\xff])" + child.regex()
+                for char, child in sorted(self.children.items())]
+
+
+#: What may follow a spelling with decimals: more zeros, or float noise (three zeros then any
+#: digits: 0.8129000000000001, a float32's 0.8129000067710876), then no digit.
+_DECIMAL_TAIL = rb"(?:000[0-9]*|0*)(?![0-9])"
+#: What may follow a whole number: nothing that makes it longer, or a point and zeros (and noise).
+_INTEGER_TAIL = rb"(?:\.000[0-9]*|\.0*(?![0-9])|(?![0-9]|\.[0-9]))"
+_EXPONENT_LETTERS = rb"[eEdD]"
+
+
+def _exponent_tail(power: int) -> bytes:
+    if power == 0:
+        return rb"[+-]?0+(?![0-9])"
+    return (rb"\+?0*" if power > 0 else rb"-0*") + str(abs(power)).encode() + rb"(?![0-9])"
+
+
+def _less_one(digits: str) -> str | None:
+    """The digit string one unit lower in its last place ('0.8130' -> '0.8129'), None at zero."""
+    number = Decimal(digits.replace(",", "."))
+    places = len(digits.replace(",", ".").partition(".")[2])
+    lower = number - Decimal(1).scaleb(-places)
+    if lower <= 0:
+        return None
+    spelt = format(lower.quantize(Decimal(1).scaleb(-places)), "f")
+    return spelt.replace(".", ",") if "," in digits else spelt
+
+
+def leak_pattern(forms: Iterable[str]) -> re.Pattern[bytes] | None:
+    """One compiled pattern finding any of ``forms`` (:func:`leak_forms`) standing alone as a
+    number (not inside a longer one; a sign, a '%', a unit or a quote may stand beside it), in any
+    equivalent style:
+
+    - a spelling with decimals followed by more zeros, or by float noise: three zeros then any
+      digits ('0.81290000001'), or one unit lower in its last place then three nines
+      ('81.28999999999999', which is 0.8129 * 100 in floating point);
+    - a whole number followed by '.0', or noise;
+    - an exponent form with its mantissa so extended, and any exponent letter (e, E, or
+      Fortran's d, D), sign and leading zeros ('8.129000e-01', '8.129D-001', '8.129e+00');
+    - the value's IEEE 754 double, little- and big-endian (NumPy's .npy, pickle, HDF5), and the
+      plain spellings in UTF-16-LE (text exported on Windows).
+
+    None when there is nothing to look for.
+
+    >>> pattern = leak_pattern(leak_forms(0.81293, 4))
+    >>> [bool(pattern.search(t)) for t in (b"x=0.8129,", b"81.29%", b"8.129000e-01", b"0.812930000001",
+    ...                                    b"81.28999999999999", b"0,81293", b".8129", b"-0.8129")]
+    [True, True, True, True, True, True, True, True]
+    >>> [bool(pattern.search(t)) for t in (b"0.81295", b"10.8129", b"0.8128", b"8.129e-02", b"812.9")]
+    [False, False, False, False, False]
+    """
+    dotted, commas = _Trie(), _Trie()
+    binary: set[bytes] = set()
+    for form in forms:
+        exponent = _EXPONENT.fullmatch(form)
+        if exponent is not None:
+            mantissa, power = exponent.group(1), int(exponent.group(2))
+            tail = _EXPONENT_LETTERS + _exponent_tail(power)
+            dotted.add(mantissa, (_DECIMAL_TAIL[:-len(rb"(?![0-9])")] if "." in mantissa else b"") + tail)
+            lower = _less_one(mantissa) if "." in mantissa else None
+            if lower is not None and lower[0] != "0":
+                dotted.add(lower + "999", rb"[0-9]*" + tail)
+            continue
+        plain = _PLAIN.fullmatch(form)
+        trie = commas if "," in form else dotted
+        if plain is None or not (plain.group(1) or plain.group(3)):
+            # grouped by thousands, or a hexadecimal float: as written
+            trie.add(form, _DECIMAL_TAIL if re.search(r"[.,]\d{1,2}$|[.,]\d{4,}$", form) and "x" not in form
+                     else rb"(?![0-9]|[.,][0-9])")
+            continue
+        if re.fullmatch(r"[1-9]\d{0,2},\d{3}", form):
+            # '1,235': a thousand and more, grouped, or a decimal comma; either way not part of a
+            # longer number
+            trie.add(form, rb"(?![0-9]|[.,][0-9])")
+        elif plain.group(2):
+            trie.add(form, _DECIMAL_TAIL)
+            lower = _less_one(form)
+            if lower is not None:
+                trie.add(lower + "999", rb"[0-9]*")
+        else:
+            trie.add(form, _INTEGER_TAIL)
+            lower = _less_one(form)
+            if lower is not None:
+                trie.add(lower + ".999", rb"[0-9]*")
+        if trie is dotted:
+            number = float(form if plain.group(1) else "0" + form)
+            binary |= {struct.pack("<d", number), struct.pack(">d", number)}
+            binary.add(form.encode("utf-16-le"))
+    # A decimal comma is not read after another comma or a digit: '4,0,8129' is a list.
+    parts = dotted.branches(rb"0-9.") + commas.branches(rb"0-9.,") + [re.escape(b) for b in sorted(binary)]
+    if not parts:
+        return None
+    return re.compile(b"|".join(parts))
+
+
+def reference_pattern(values: Iterable[float], precision: int, exclude: Iterable[float] = (),
+                      scale: float = 1.0) -> re.Pattern[bytes] | None:
+    """A pattern matching any spelling of ``values`` (:func:`leak_forms`, :func:`leak_pattern`)
+    standing alone as a number, except the roundings equal to ``exclude`` (the paper's reported
+    value, which the paper prints); None when no spelling is specific enough."""
+    public = tuple(exclude)
     forms: set[str] = set()
     for value in values:
-        forms |= number_forms(value, precision)
-    for value in exclude:
-        forms -= number_forms(value, precision)
-    if not forms:
-        return None
-    alternatives = b"|".join(re.escape(f.encode()) for f in sorted(forms, key=len, reverse=True))
-    return re.compile(rb"(?<![0-9.])(?:" + alternatives + rb")(?![0-9])")
+        forms |= leak_forms(value, precision, scale, public)
+    return leak_pattern(forms)
 
 
 def leaks(root: Path, pattern: re.Pattern[bytes] | None, skip: Iterable[str] = ()) -> list[tuple[str, str]]:
@@ -352,5 +607,24 @@ def leaks(root: Path, pattern: re.Pattern[bytes] | None, skip: Iterable[str] = (
             continue
         match = pattern.search(path.read_bytes())
         if match is not None:
-            found.append((rel, match.group().decode()))
+            found.append((rel, _shown(match.group())))
     return found
+
+
+def _shown(form: bytes) -> str:
+    """A spelling :func:`leak_pattern` found, as a message shows it: text as written, a binary
+    double as its number.
+
+    >>> _shown(b"8.129e-01"), _shown("0.8129".encode("utf-16-le")), _shown(struct.pack(">d", 0.8129))
+    ('8.129e-01', '0.8129 (UTF-16)', '0.8129 (a binary double)')
+    """
+    if form.isascii() and form.decode().isprintable():
+        return form.decode()
+    if len(form) % 2 == 0 and not form[1::2].strip(b"\0"):
+        return form.decode("utf-16-le") + " (UTF-16)"
+    if len(form) == 8:
+        little, big = struct.unpack("<d", form)[0], struct.unpack(">d", form)[0]
+        plausible = [v for v in (little, big) if math.isfinite(v) and 1e-12 < abs(v) < 1e15]
+        if plausible:
+            return f"{plausible[0]!r} (a binary double)"
+    return form.decode("utf-8", "backslashreplace")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
+import struct
 import subprocess
 import sys
 from collections import Counter
@@ -119,6 +121,99 @@ def test_export_refuses_a_packet_that_would_leak(tmp_path: Path) -> None:
     assert not (tmp_path / "study" / "packets").exists()
 
 
+def _with_references(references: Path, values: tuple[float, ...]) -> None:
+    """The variable task's hidden observations replaced by ``values``."""
+    data = json.loads(references.read_text(encoding="utf-8"))
+    entry = next(r for r in data["references"] if r["task"] == "p/t1/var")
+    entry["observations"] = [{"value": v, "by": f"lab {i}", "machine": f"m{i}", "code": "raw"}
+                             for i, v in enumerate(values)]
+    references.write_text(json.dumps(data), encoding="utf-8")
+
+
+#: A hidden value written in a file of the artifact, in each spelling the scan must know (none of
+#: them is the exact spelling 0.8129 the scan looked for before issue 23 item 6), and the form
+#: the refusal names. '0.812937' is a hidden value with more digits than the 4 the claim prints.
+LEAKS = {
+    "rounded at a precision between the full and the printed one": (
+        "notes.txt", b"we measured 0.81294 last week\n", (0.812937, 0.8117, 0.8133), "0.81294"),
+    "exponent form, as Python writes it": ("notes.txt", b"score=8.129e-01\n", (), "8.129e-01"),
+    "exponent form, upper case, short exponent": ("notes.txt", b"score=8.129E-1\n", (), "8.129E-1"),
+    "exponent form, as printf's %e writes it": ("log.txt", b"score 8.129000e-01\n", (), "8.129000e-01"),
+    "exponent form, Fortran's": ("fort.7", b"  8.129D-01\n", (), "8.129D-01"),
+    "percent of a fraction": ("README.md", b"| ours | 81.29% |\n", (), "81.29"),
+    "percent in floating-point noise": ("r.json", b'{"acc": 81.28999999999999}\n', (), "81.28999999999999"),
+    "fraction of a percent": ("r.json", b'{"acc": 0.008129}\n', (), "0.008129"),
+    "decimal comma": ("ergebnis.csv", b"modell;genauigkeit\nwir;0,8129\n", (), "0,8129"),
+    "no leading zero": ("r.tex", b"ours & .8129 \\\\\n", (), ".8129"),
+    "trailing zeros": ("r.csv", b"run,score\n1,0.81290\n", (), "0.81290"),
+    "float32 printed as a double": ("r.json", b'{"score": 0.8129000067710876}', (), "0.8129000067710876"),
+    "a hidden negative value written without its sign": ("r.txt", b"nll 0.8129\n", (-0.8129, -0.8117, -0.8133),
+                                                         "0.8129"),
+    "hexadecimal float": ("r.txt", float.hex(0.8129).encode() + b"\n", (), float.hex(0.8129)),
+    "binary double (NumPy .npy)": ("old/scores.npy", b"\x93NUMPY" + struct.pack("<d", 0.8129), (),
+                                   "0.8129 (a binary double)"),
+    "binary double (pickle)": ("old/scores.pkl", pickle.dumps({"score": 0.8129}), (), "0.8129 (a binary double)"),
+    "UTF-16 text": ("results.txt", "score 0.8129\n".encode("utf-16"), (), "0.8129 (UTF-16)"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LEAKS))
+def test_export_refuses_a_hidden_value_in_any_spelling(tmp_path: Path, case: str) -> None:
+    name, content, values, form = LEAKS[case]
+    root = tiny_artifact(tmp_path / "tiny")
+    (root / name).parent.mkdir(parents=True, exist_ok=True)
+    (root / name).write_bytes(content)
+    taskset, references = tiny_taskset(tmp_path, repeats=1)
+    if values:
+        _with_references(references, values)
+    done = rra("bench", "packet", str(taskset), "--person", "ann", "--seed", "3", "--condition", "refined",
+               "--references", str(references), "-o", str(tmp_path / "study"))
+    assert done.returncode != 0, done.stdout
+    assert f"would hold the reference value {form} in {name!r}; no packet was written" in done.stderr, done.stderr
+    assert not (tmp_path / "study" / "packets").exists()
+
+
+#: What the paper prints is public in every spelling, and so is a hidden value's rounding that
+#: equals it; nearby numbers are not the hidden values.
+PUBLIC = {
+    "the reported value with trailing zeros": (b"0.81250\n", ()),
+    "the reported value as a percent": (b"81.25%\n", ()),
+    "the reported value in exponent form": (b"8.125E-01\n", ()),
+    "a hidden value rounded to the reported one": (b"0.8125\n", (0.81253, 0.8117, 0.8133)),
+    "numbers that only begin like a hidden value": (b"0.81295 10.8129 812.9 8.129e-02 1,0,8129\n", ()),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PUBLIC))
+def test_export_accepts_public_and_nearby_numbers(tmp_path: Path, case: str) -> None:
+    content, values = PUBLIC[case]
+    root = tiny_artifact(tmp_path / "tiny")
+    (root / "notes.txt").write_bytes(content)
+    taskset, references = tiny_taskset(tmp_path, repeats=1)
+    if values:
+        _with_references(references, values)
+    done = rra("bench", "packet", str(taskset), "--person", "ann", "--seed", "3", "--condition", "refined",
+               "--references", str(references), "-o", str(tmp_path / "study"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "study" / "packets" / "ann" / "p" / "t1" / "var" / "notes.txt").read_bytes() == content
+
+
+def test_a_cell_workspace_is_refused_on_the_same_spellings(tmp_path: Path) -> None:
+    # rra bench run prepares a cell's workspace as a packet, and checks it the same way.
+    root = tiny_artifact(tmp_path / "tiny")
+    (root / "notes.txt").write_text("score 8.129E-01\n", encoding="utf-8")
+    taskset, references = tiny_taskset(tmp_path, repeats=1)
+    out = tmp_path / "out"
+    done = rra("bench", "run", str(taskset), "--references", str(references), "-o", str(out), "--sandbox", "none",
+               "--condition", "refined", "--reproducer", "idle=true")
+    assert done.returncode == 0, done.stderr
+    results = BenchResults.model_validate_json((out / "results.json").read_text(encoding="utf-8"))
+    var = next(c for c in results.cells if c.cell.task == "p/t1/var")
+    assert (var.state, var.infrastructure) == ("infrastructure_failure", "setup")
+    assert var.detail == ("the prepared workspace holds the reference value 8.129E-01 in 'notes.txt'; the "
+                          "reproducer was not started")
+
+
 def test_returned_packets_are_scored_like_any_submission(study: tuple[Path, Path, Path, Any]) -> None:
     tmp, taskset, references, done = study
     assert done.returncode == 0, done.stderr
@@ -145,6 +240,13 @@ def test_returned_packets_are_scored_like_any_submission(study: tuple[Path, Path
     assert states == {("ann", "p/t1/var"): "success", ("ann", "p/t1/exact"): "success",
                       ("bob", "p/t1/var"): "audit_violation", ("bob", "p/t1/exact"): "audit_violation",
                       ("cy", "p/t1/var"): "missing_value", ("cy", "p/t1/exact"): "missing_value"}
+    # The auditor's own time, to the microsecond; its CPU time on one thread is within its wall time.
+    audited = [c for c in results.cells if c.cell.reproducer != "cy"]
+    for c in audited:
+        assert c.audit_wall_s is not None and c.audit_cpu_s is not None
+        assert (round(c.audit_wall_s, 6), round(c.audit_cpu_s, 6)) == (c.audit_wall_s, c.audit_cpu_s)
+        assert c.audit_cpu_s <= c.audit_wall_s + 0.01
+    assert len({c.audit_wall_s for c in audited}) > 1
     cy = next(c for c in results.cells if c.cell.reproducer == "cy" and c.cell.task == "p/t1/var")
     assert cy.detail == "cy returned no submission in packets/cy/p/t1/var"
     assert "6" in scored.stdout and "2/6 cells succeeded" in scored.stdout
