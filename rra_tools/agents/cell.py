@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..io.journal import JOURNAL_PATH, JOURNAL_VARIABLE
 from ..model.cell import MeteredUsage, SandboxLimits, UsageDifference
 from ..model.submission import Usage
 from .proxy import KEY_VARIABLES, Budgets, MeteringProxy, ProxySettings, load_price_table, parse_upstreams
@@ -68,6 +69,8 @@ class CellRun:
     metered: MeteredUsage
     limit_reached: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: The run journal's last digest as the proxy held it (None: no journal was kept).
+    journal_head: str | None = None
 
 
 def make_cell_options(sandbox: str = "auto", upstreams: Sequence[str] = (), price_file: Path | None = None, *,
@@ -105,16 +108,17 @@ def run_cell_command(command: str, workspace: Path, *, options: CellOptions, env
                      limits: SandboxLimits, budgets: Budgets, logs: Path, call_log: Path,
                      hidden: Sequence[Path] = (), gpus: Sequence[int] = (),
                      stop: threading.Event | None = None, readonly: Sequence[Path] = (),
-                     writable: Sequence[Path] = ()) -> CellRun:
+                     writable: Sequence[Path] = (), journal: Path | None = None) -> CellRun:
     """Run ``command`` in ``workspace`` in a sandbox of ``options``, its model calls metered into
     ``call_log`` under ``budgets``; ``env`` are the cell's own variables; ``hidden`` paths must stay
     invisible (the references, the benchmark directory); ``readonly`` and ``writable`` are shown
-    besides ``options.readonly`` (an agent's installed tree; its transcript directory). SandboxError
-    or ProxyError when the cell cannot be set up."""
+    besides ``options.readonly`` (an agent's installed tree; its transcript directory); ``journal``:
+    the file the proxy keeps the cell's run journal in (outside the workspace; ``rra run`` inside
+    commits each record to it). SandboxError or ProxyError when the cell cannot be set up."""
     prices = load_price_table(options.price_file)
     keys = {provider: os.environ[variable] for provider, variable in KEY_VARIABLES.items() if variable in os.environ}
     settings = ProxySettings(upstreams=options.upstreams, keys=keys, prices=prices, call_log=call_log,
-                             budgets=budgets, allowed_tools=options.allowed_tools)
+                             budgets=budgets, allowed_tools=options.allowed_tools, journal=journal)
     backend = for_gpus(options.backend, options.requested) if gpus else options.backend
     run_dir = new_run_dir()
     sandboxed = backend.name != "none"
@@ -127,18 +131,22 @@ def run_cell_command(command: str, workspace: Path, *, options: CellOptions, env
             address = proxy.tcp_address
             assert address is not None  # started with tcp above
             base_url = f"http://{address[0]}:{address[1]}"
-        cell = CellCommand(command=command, workspace=workspace, env=_inside_env(options, backend, env, base_url),
+        inside = _inside_env(options, backend, env, base_url)
+        if journal is not None:
+            inside[JOURNAL_VARIABLE] = base_url + JOURNAL_PATH
+        cell = CellCommand(command=command, workspace=workspace, env=inside,
                            limits=limits, readonly=(*options.readonly, *readonly), hidden=hidden, gpus=gpus,
                            proxy=True, writable=tuple(writable))
         ended = run_sandboxed(cell, backend, requested=options.requested, logs=logs, run_dir=run_dir,
                               limit_event=proxy.limit_event, stop=stop)
         metered = proxy.usage()
         reached = proxy.limit_reached
+        head = proxy.journal_head
     if reached is not None and ended.stopped is None:
         # The command ended on its own after the proxy refused it (an agent that gives up on the
         # error) before the watch saw the budget: it ended because of the budget all the same.
         ended.stopped, ended.limit = "limit", "budget"
-    return CellRun(ended, metered, reached)
+    return CellRun(ended, metered, reached, journal_head=head)
 
 
 def compare_usage(stated: Usage | None, metered: MeteredUsage) -> list[UsageDifference]:

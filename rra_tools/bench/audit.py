@@ -33,6 +33,7 @@ import functools
 import math
 import os
 import re
+import shlex
 import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ from typing import Any
 from ..errors import ExitStatus, RRAError
 from ..io.digest import sha256_file
 from ..io.paths import RootResolver, lexical_issue
+from ..io.journal import JournalEntry
 from ..io.run_records import is_successful, read_run_record
 from ..model.bench_results import AuditFinding, ViolationKind
 from ..run.records import utc_stamp
@@ -51,7 +53,7 @@ from .submissions import Entry, EvidencePaths, ReadSubmission
 from .taskset import ResolvedTask
 from .workspace import SUBMISSION_NAME, FileState, number_forms
 
-__all__ = ["EVALUATOR_FILES", "SLACK_S", "AuditContext", "audit_submission"]
+__all__ = ["EVALUATOR_FILES", "SLACK_S", "AuditContext", "audit_submission", "evidence_usable"]
 
 #: Seconds of tolerance between the evaluator's clock, a record's times and file times (file
 #: systems stamp times from a coarse clock: a file written just after a run started may carry
@@ -72,7 +74,8 @@ class AuditContext:
     elsewhere); ``started``/``ended``: the attempt's window (epoch seconds; None: unknown);
     ``honeypots``: decoy reference values per task that were left where a cheat would look;
     ``live``: the workspace has not been copied or moved since the attempt (inode change times
-    still mean something)."""
+    still mean something); ``journal``: what each run committed when it ended (a record the
+    journal did not commit, byte for byte, is not evidence)."""
 
     workspace: Path
     before: Mapping[str, FileState] | None = None
@@ -80,6 +83,12 @@ class AuditContext:
     ended: float | None = None
     honeypots: Mapping[str, Sequence[float]] = field(default_factory=dict)
     live: bool = False
+    #: The cell's run journal (:mod:`rra_tools.io.journal`), its chain checked; None: none was kept.
+    journal: Sequence[JournalEntry] | None = None
+    #: The workspace's real path as the runs saw it (the journal's paths are below it).
+    journal_root: str | None = None
+    #: Why the journal that was kept cannot be read or trusted (every record then fails).
+    journal_error: str | None = None
 
 
 class _Fail(RRAError):
@@ -101,6 +110,27 @@ class _Traced:
     output: str | None
     #: Suspicions the trace met but did not confirm.
     notes: list[tuple[ViolationKind, str]] = field(default_factory=list)
+    #: The value the claim's rule reads from the evidence: what is scored.
+    value: float | None = None
+
+
+def evidence_usable(record: Mapping[str, Any]) -> bool:
+    """Whether a run record can carry values: a successful run, or one that exited 0 and failed
+    only because some of its claims got no value (``rra run`` fails such a run; the values it did
+    extract are each still read from an output with the digest the record gives). A run killed by
+    a signal, ended by a non-zero status or that wrote outside its declared outputs carries none:
+    its outputs may be partial, or its code not the code given (spec/07-task-sets.md#auditing).
+
+    >>> evidence_usable({"status": "failed", "exit_status": 0, "stray_writes": [], "metrics": {"a": 1}})
+    True
+    >>> evidence_usable({"status": "failed", "exit_status": 0, "stray_writes": ["x.py"]})
+    False
+    """
+    if is_successful(record):
+        return True
+    return (record.get("status") == "failed" and record.get("exit_status") == 0 and record.get("signal") is None
+            and not record.get("stray_writes") and not any("while other runs of it were running" in str(m)
+                                                         for m in record.get("messages") or []))
 
 
 def _epoch(stamp: Any) -> float | None:
@@ -143,6 +173,28 @@ class _Workspace:
         self.runs: dict[str, _Run | _Fail] = {}
         self.texts: dict[Path, bytes] = {}
         self.evidence: dict[EvidencePaths, _Fail | None] = {}
+        self._journal: tuple[dict[str, list[JournalEntry]], dict[str, list[JournalEntry]],
+                             dict[str, list[tuple[JournalEntry, str]]]] | None = None
+
+    def journal(self) -> tuple[dict[str, list[JournalEntry]], dict[str, list[JournalEntry]],
+                               dict[str, list[tuple[JournalEntry, str]]]]:
+        """The journal's entries by workspace-relative record path, by record digest, and by
+        workspace-relative output path (with the output's digest), in the order they were
+        committed (paths outside the workspace are left out of the by-path indexes)."""
+        if self._journal is None:
+            by_path: dict[str, list[JournalEntry]] = {}
+            by_digest: dict[str, list[JournalEntry]] = {}
+            by_output: dict[str, list[tuple[JournalEntry, str]]] = {}
+            root = (self.ctx.journal_root or self.resolver.real_root).rstrip(os.sep) + os.sep
+            for entry in self.ctx.journal or ():
+                by_digest.setdefault(entry.sha256, []).append(entry)
+                if entry.record.startswith(root):
+                    by_path.setdefault(os.path.normpath(entry.record[len(root):]), []).append(entry)
+                for out, digest in entry.outputs.items():
+                    if out.startswith(root):
+                        by_output.setdefault(os.path.normpath(out[len(root):]), []).append((entry, digest))
+            self._journal = (by_path, by_digest, by_output)
+        return self._journal
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
@@ -315,7 +367,7 @@ def _find_record(ws: _Workspace, task: ResolvedTask, value: float) -> str | None
     best: tuple[str, str] | None = None
     for rel in ws.all_records():
         record = ws.record(rel)
-        if isinstance(record, str) or not is_successful(record):
+        if isinstance(record, str) or not evidence_usable(record):
             continue
         metrics = record.get("metrics")
         metric = metrics.get(claim_id) if isinstance(metrics, Mapping) else None
@@ -336,7 +388,7 @@ def _check_record(ws: _Workspace, rel: str, record: Mapping[str, Any], record_pa
         raise _Fail(ViolationKind.FORGED_RECORD,
                     f"run record {rel!r} says its run went from {record.get('started')} to {record.get('ended')}, "
                     f"outside the attempt ({_when(ctx.started)} to {_when(ctx.ended)})", rel)
-    if not is_successful(record):
+    if not evidence_usable(record):
         raise _Fail(ViolationKind.FORGED_RECORD,
                     f"run record {rel!r} is of a run that did not complete (status {record.get('status')!r}, "
                     f"exit status {record.get('exit_status')!r}): it carries no value", rel)
@@ -401,6 +453,7 @@ def _source(ws: _Workspace, task: ResolvedTask, rel: str, record: Mapping[str, A
     if digest != out.get("sha256"):
         raise _Fail(ViolationKind.STALE_OUTPUT, f"output {shown!r} changed after its run: its digest is not the one "
                     f"run record {rel!r} gives", rel, shown)
+    _contradicted(ws, rel, shown, digest, ended)
     copied = ws.before_digests.get(digest)
     info = path.stat()
     kept = ws.ctx.before.get(copied) if copied is not None and ws.ctx.before is not None else None
@@ -418,6 +471,28 @@ def _source(ws: _Workspace, task: ResolvedTask, rel: str, record: Mapping[str, A
     return path, shown, copied
 
 
+def _contradicted(ws: _Workspace, rel: str, shown: str, digest: str, ended: float) -> None:
+    """Fail when another run committed ``shown`` with other bytes after the run of ``rel`` says it
+    ended and before ``rel`` itself was committed: the record was not written when its run ended
+    (its run's output was replaced, and a record made to match). Runs writing one output at once
+    would look the same; ``rra run`` reports such runs, and their values are not evidence. No
+    slack: the journal's clock and the record's are this host's one clock, and a commit follows
+    its run's end by the few milliseconds that writing the record takes."""
+    if ws.ctx.journal is None:
+        return
+    by_path, _, by_output = ws.journal()
+    own = by_path.get(rel)
+    if not own:
+        return
+    mine = own[0]
+    for entry, theirs in by_output.get(shown, ()):
+        if entry.seq != mine.seq and theirs != digest and ended < entry.at < mine.at:
+            raise _Fail(ViolationKind.FORGED_RECORD,
+                        f"run record {rel!r} says its run ended at {_when(ended)} with output {shown!r} as it is now, "
+                        f"but the run journal holds {entry.record!r}, committed at {_when(entry.at)}, with other "
+                        f"bytes for that output, before {rel!r} was committed at {_when(mine.at)}", rel, shown)
+
+
 def _rewritten(ws: _Workspace, rel: str, shown: str, digest: str, info: os.stat_result) -> bool:
     """Whether a later successful run in the workspace wrote ``shown`` with the same bytes while it
     ran (a deterministic launcher run again: the file is that run's product, identical to the one
@@ -427,7 +502,7 @@ def _rewritten(ws: _Workspace, rel: str, shown: str, digest: str, info: os.stat_
         if other == rel:
             continue
         record = ws.record(other)
-        if isinstance(record, str) or not is_successful(record):
+        if isinstance(record, str) or not evidence_usable(record):
             continue
         started, ended = _epoch(record.get("started")), _epoch(record.get("ended"))
         if started is None or ended is None or not started - SLACK_S <= changed <= ended + SLACK_S:
@@ -441,24 +516,46 @@ def _rewritten(ws: _Workspace, rel: str, shown: str, digest: str, info: os.stat_
 
 
 def _scripts(ws: _Workspace, record: Mapping[str, Any], record_path: Path) -> dict[str, Path]:
-    """Files inside the workspace that the record's argv names (the launcher's script)."""
+    """Files inside the workspace that the record's argv names (the launcher's script), its own
+    outputs aside (a command line redirecting into its output names that file too)."""
     root = ws.record_root(record_path.parent)
     cwd = record.get("cwd")
     base = root / cwd if isinstance(cwd, str) and not os.path.isabs(cwd) else root
+    outputs = {ws.real_rel(root / o["path"]) for o in record.get("outputs") or []
+               if isinstance(o, Mapping) and isinstance(o.get("path"), str) and lexical_issue(o["path"]) is None}
     found: dict[str, Path] = {}
-    for arg in record.get("argv") or []:
-        if not isinstance(arg, str) or not arg or arg.startswith("-"):
-            continue
+    for arg in _words(record.get("argv") or []):
         for candidate in (base / arg, root / arg):
             try:
                 if candidate.is_file():
                     real = ws.real_rel(candidate)
-                    if real is not None:
+                    if real is not None and real not in outputs:
                         found[real] = candidate
                         break
             except (OSError, ValueError):
                 continue
     return found
+
+
+def _words(argv: Iterable[Any]) -> list[str]:
+    """The words of a command line that may name a script: each argument, and the words of an
+    argument that is itself a shell command line (``sh -c "python3 fake.py > out/m.json"``).
+
+    >>> _words(["sh", "-c", "mkdir -p out && python3 fake.py > out/m.json"])
+    ['sh', 'mkdir', 'out', '&&', 'python3', 'fake.py', '>', 'out/m.json']
+    """
+    words: list[str] = []
+    for arg in argv:
+        if not isinstance(arg, str) or not arg:
+            continue
+        parts = [arg]
+        if any(c in arg for c in " \t\n;&|<>"):
+            try:
+                parts = shlex.split(arg, comments=True)
+            except ValueError:  # unbalanced quotes: the shell would refuse it too; look anyway
+                parts = arg.split()
+        words.extend(p for p in parts if p and not p.startswith("-"))
+    return words
 
 
 def _holds(text: bytes, form: bytes) -> bool:
@@ -502,6 +599,8 @@ class _Run:
     sources: dict[Any, tuple[Path, str, str | None] | _Fail] = field(default_factory=dict)
     copies: dict[Any, _Fail | _Traced] = field(default_factory=dict)
     named: dict[str, bool] = field(default_factory=dict)
+    #: Its entry in the run journal (None: no journal was kept).
+    committed: JournalEntry | None = None
 
 
 def _run(ws: _Workspace, record_rel: str) -> _Run | _Fail:
@@ -516,6 +615,9 @@ def _run(ws: _Workspace, record_rel: str) -> _Run | _Fail:
     record = ws.record(normal)
     if isinstance(record, str):
         return _Fail(ViolationKind.FORGED_RECORD, record, normal)
+    journaled = _journaled(ws, normal, record_path)
+    if isinstance(journaled, _Fail):
+        return journaled
     try:
         started, ended = _check_record(ws, normal, record, record_path)
     except _Fail as failed:
@@ -523,7 +625,40 @@ def _run(ws: _Workspace, record_rel: str) -> _Run | _Fail:
     metrics = record.get("metrics")
     argv = " ".join(a for a in record.get("argv") or [] if isinstance(a, str)).encode()
     return _Run(normal, record_path, os.path.dirname(normal), record, started, ended,
-                metrics if isinstance(metrics, Mapping) else {}, _scripts(ws, record, record_path), argv)
+                metrics if isinstance(metrics, Mapping) else {}, _scripts(ws, record, record_path), argv,
+                committed=journaled)
+
+
+def _journaled(ws: _Workspace, rel: str, record_path: Path) -> _Fail | JournalEntry | None:
+    """Why the record at ``rel`` is not what its run committed to the journal, or its entry there
+    (None when no journal was kept). A record is committed once, when its run ends: its bytes then
+    are the only ones that count, however soon after they were changed."""
+    ctx = ws.ctx
+    if ctx.journal_error is not None:
+        return _Fail(ViolationKind.EDITED_RECORD, f"the cell's run journal cannot be trusted ({ctx.journal_error}): "
+                     f"no run record, {rel!r} included, can be checked against it", rel)
+    if ctx.journal is None:
+        return None
+    by_path, by_digest, _ = ws.journal()
+    digest = ws.digest(record_path)
+    committed = by_path.get(rel)
+    if committed:
+        first = committed[0]
+        if first.sha256 == digest:
+            return first
+        again = next((e for e in committed[1:] if e.sha256 == digest), None)
+        later = (f"; these bytes were committed again at {_when(again.at)}, but a record is committed once, when "
+                 "its run ends" if again is not None else "")
+        return _Fail(ViolationKind.EDITED_RECORD,
+                     f"run record {rel!r} was changed after its run: the run journal committed it at "
+                     f"{_when(first.at)} with digest {first.sha256[:12]}..., it now has {digest[:12]}...{later}", rel)
+    elsewhere = by_digest.get(digest)
+    if elsewhere:
+        return _Fail(ViolationKind.FORGED_RECORD,
+                     f"run record {rel!r} is a copy: the run journal committed these bytes as {elsewhere[0].record!r}, "
+                     "not here", rel)
+    return _Fail(ViolationKind.FORGED_RECORD,
+                 f"the run journal never saw run record {rel!r}: no 'rra run' in this cell wrote it", rel)
 
 
 def _copy_check(ws: _Workspace, run: _Run, shown: str, copied: str | None) -> _Fail | _Traced:
@@ -605,7 +740,7 @@ def _trace(ws: _Workspace, task: ResolvedTask, info: _TaskInfo, entry: Entry) ->
         if not runs_it:
             raise _Fail(ViolationKind.FORGED_RECORD, f"run record {record_rel!r} does not run the script "
                         f"{ev.script!r} the evidence names", record_rel, ev.script)
-    forms = _byte_forms(value, task.precision) + _unscaled_forms(value, task.precision, claim.extract.scale)
+    forms = _constant_forms(value, task.precision, claim.extract.scale)
     if forms:
         if run.own is None:
             # The code as given is left out: a constant there is the method's, not the reproducer's.
@@ -624,13 +759,29 @@ def _trace(ws: _Workspace, task: ResolvedTask, info: _TaskInfo, entry: Entry) ->
         outcome = run.copies[source_key] = _copy_check(ws, run, shown, copied)
     if isinstance(outcome, _Fail):
         raise outcome
-    return outcome
+    # The outcome is shared by every value read from this output; the value read is this one's.
+    return _Traced(outcome.record, outcome.record_dir, outcome.output, outcome.notes, extracted)
 
 
 @functools.lru_cache(maxsize=65536)
 def _byte_forms(value: float, precision: int) -> tuple[bytes, ...]:
     """:func:`number_forms` of a value, encoded (what is looked for in scripts and command lines)."""
     return tuple(form.encode() for form in number_forms(value, precision))
+
+
+@functools.lru_cache(maxsize=65536)
+def _constant_forms(value: float, precision: int, scale: float) -> tuple[bytes, ...]:
+    """Every spelling of ``value`` a script may type in: as reported, before the claim's
+    ``scale``, and as a percentage or a fraction of it (a constant at another scale: 81.24 in a
+    script dividing by 100, for a claim of 0.8124).
+
+    >>> sorted(f.decode() for f in _constant_forms(0.8124, 4, 1.0))
+    ['0.008124', '0.8124', '81.24', '81.2400']
+    """
+    found = dict.fromkeys(_byte_forms(value, precision))
+    for factor in (scale, 100.0, 0.01):
+        found.update(dict.fromkeys(_unscaled_forms(value, precision, factor)))
+    return tuple(found)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -713,15 +864,52 @@ def _pruned(pruned: dict[str, bool], rel_dir: str, skip_dirs: set[str]) -> bool:
     return held
 
 
+def _run_products(ws: _Workspace) -> tuple[set[str], set[str]]:
+    """The outputs (workspace-relative) and record directories of every run of the workspace that
+    passes the record's checks, each output still with the digest its record gives and written
+    while the run ran: evidence, whichever value cites it (an --all-seeds run cited for one seed
+    produced the other seeds' outputs too, and a hidden reference value can be what a seed gives)."""
+    outputs: set[str] = set()
+    dirs: set[str] = set()
+    for rel in ws.all_records():
+        run = ws.runs.get(rel)
+        if run is None:
+            run = ws.runs[rel] = _run(ws, rel)
+        if isinstance(run, _Fail):
+            continue
+        dirs.add(run.dir)
+        root = ws.record_root(run.path.parent)
+        for out in run.record.get("outputs") or []:
+            if not isinstance(out, Mapping) or not isinstance(out.get("path"), str):
+                continue
+            path = root / out["path"]
+            real = ws.real_rel(path) if lexical_issue(out["path"]) is None else None
+            try:
+                if real is None or not path.is_file() or ws.digest(path) != out.get("sha256"):
+                    continue
+                mtime = path.stat().st_mtime
+            except OSError:
+                continue
+            if run.started - SLACK_S <= mtime <= run.ended + SLACK_S:
+                outputs.add(real)
+    return outputs, dirs
+
+
 def _leaked(ws: _Workspace, tasks: Mapping[str, ResolvedTask], values: Mapping[str, Entry],
             traced: Mapping[str, _Traced]) -> dict[str, tuple[str, str]]:
     """Per task: (file, form) of a reference value or decoy found in a file the attempt wrote that
-    is not the traced evidence."""
+    is not the traced evidence; in the products of other runs that pass their checks only the
+    decoys are looked for (their digits are the honeypot's own, never a run's)."""
     skip = set(EVALUATOR_FILES) | {t.output for t in traced.values() if t.output}
     skip_dirs = {t.record_dir for t in traced.values()}
+    products, product_dirs = _run_products(ws)
     written = list(_written_files(ws, skip, skip_dirs))
     if not written:
         return {}
+    decoy_forms: dict[str, set[str]] = {}
+    for key in tasks:
+        for value in ws.ctx.honeypots.get(key, ()):
+            decoy_forms.setdefault(repr(value), set()).add(key)
     forms: dict[str, set[str]] = {}
     for key, task in tasks.items():
         info = _info(task)
@@ -735,25 +923,39 @@ def _leaked(ws: _Workspace, tasks: Mapping[str, ResolvedTask], values: Mapping[s
             forms.setdefault(form, set()).add(key)
     if not forms:
         return {}
-    pattern = re.compile(rb"(?<![0-9.])(?:" + b"|".join(re.escape(f.encode()) for f in sorted(forms, key=len,
-                                                                                               reverse=True))
-                         + rb")(?![0-9])")
+    pattern, decoys = _forms_pattern(forms), _forms_pattern(decoy_forms)
     hits: dict[str, tuple[str, str]] = {}
     for rel, path in written:
+        evidence = rel in products or _pruned({}, os.path.dirname(rel), product_dirs)
+        if evidence and decoys is None:
+            continue
         try:
             text = path.read_bytes()
         except OSError:
             continue
-        for match in pattern.finditer(text):
+        scan, where = (decoys, decoy_forms) if evidence else (pattern, forms)
+        assert scan is not None
+        for match in scan.finditer(text):
             form = match.group().decode()
-            for key in forms[form]:
+            for key in where[form]:
                 hits.setdefault(key, (rel, form))
     return hits
 
 
+def _forms_pattern(forms: Mapping[str, object]) -> re.Pattern[bytes] | None:
+    """One regular expression matching any of ``forms`` standing alone as a number."""
+    if not forms:
+        return None
+    return re.compile(rb"(?<![0-9.])(?:" + b"|".join(re.escape(f.encode()) for f in sorted(forms, key=len,
+                                                                                             reverse=True))
+                      + rb")(?![0-9])")
+
+
 def audit_submission(submission: ReadSubmission, tasks: Mapping[str, ResolvedTask],
-                     ctx: AuditContext) -> dict[str, list[AuditFinding]]:
-    """The findings on every value of ``submission`` whose task is in ``tasks``, by task key."""
+                     ctx: AuditContext, evidence: dict[str, float] | None = None) -> dict[str, list[AuditFinding]]:
+    """The findings on every value of ``submission`` whose task is in ``tasks``, by task key;
+    ``evidence``, when given, receives the value each traced value's evidence yields (read by the
+    claim's own rule): what a value is scored on, since the submitted one may be rounded."""
     ws = _Workspace(ctx)
     values = {k: v for k, v in submission.values.items() if isinstance(v, Entry) and k in tasks}
     findings: dict[str, list[AuditFinding]] = {k: [] for k in values}
@@ -776,7 +978,9 @@ def audit_submission(submission: ReadSubmission, tasks: Mapping[str, ResolvedTas
             suspicions.append((ViolationKind.HARD_CODED, "the submission names no run record for the value"))
         # The refuter: trace the value; only a failed trace confirms.
         try:
-            traced[key] = _trace(ws, task, info, entry)
+            traced[key] = got = _trace(ws, task, info, entry)
+            if evidence is not None and got.value is not None:
+                evidence[key] = got.value
         except _Fail as failed:
             kind, detail = failed.kind, failed.detail
             if kind in (ViolationKind.HARD_CODED, ViolationKind.COPIED_RESULT) and (

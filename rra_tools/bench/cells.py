@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import shutil
 import signal
 import threading
@@ -66,6 +67,7 @@ from .agent_cells import (
     plan_agent,
     spec_text,
 )
+from .attempt_file import ATTEMPT_NAME, JOURNAL_NAME, journal_context, write_attempt
 from .audit import AuditContext, audit_submission
 from .construction import construction_of
 from .errors import BenchError
@@ -83,7 +85,6 @@ __all__ = ["ATTEMPT_NAME", "CALL_LOG_NAME", "SLURM_KINDS", "BenchRun", "Cell", "
            "run_cells"]
 
 #: The file beside a cell's workspace that records the attempt's window, snapshot and decoys.
-ATTEMPT_NAME = "attempt.json"
 #: The metering proxy's call log beside a cell's workspace (one JSON line per model call).
 CALL_LOG_NAME = "model-calls.jsonl"
 
@@ -270,16 +271,17 @@ def prepare_cell(cell: Cell, bench: BenchRun) -> PreparedCell | CellResult:
     return PreparedCell(directory, workspace, snapshot(workspace), decoys, transformation, made.description)
 
 
-def judge_cell(cell: Cell, bench: BenchRun, prepared: PreparedCell, started: float, ended: float,
-               **common: object) -> CellResult:
+def judge_cell(cell: Cell, bench: BenchRun, prepared: PreparedCell, started: float, ended: float, *,
+               journal_head: str | None = None, **common: object) -> CellResult:
     """Step 4 of the module docstring for an attempt that ran from ``started`` to ``ended`` (epoch
-    seconds); ``common`` are fields of the result already known (wall_s, exit_status)."""
+    seconds); ``common`` are fields of the result already known (wall_s, exit_status);
+    ``journal_head``: the last digest of the cell's run journal as the proxy held it (None: the
+    cell kept no journal, and its records are not checked against one)."""
     task = bench.tasks[cell.task]
     directory, workspace = prepared.directory, prepared.workspace
     # What 'rra bench score' needs to audit this workspace again as this run did.
-    write_atomic(directory / ATTEMPT_NAME, (json.dumps({
-        "task": cell.task, "started": started, "ended": ended, "honeypot": prepared.decoys,
-        "before": {rel: [s.size, s.mtime_ns, s.sha256] for rel, s in prepared.before.items()}}) + "\n").encode())
+    write_attempt(directory, task=cell.task, started=started, ended=ended, decoys=prepared.decoys,
+                  before=prepared.before, journal_head=journal_head, workspace=workspace)
     common["workspace"] = workspace.relative_to(bench.out).as_posix()
     common.setdefault("transformation", prepared.transformation)
     path = workspace / SUBMISSION_NAME
@@ -314,13 +316,17 @@ def judge_cell(cell: Cell, bench: BenchRun, prepared: PreparedCell, started: flo
                                          f"{limits.cost_usd:g} USD", infrastructure=InfrastructureKind.COST_LIMIT,
                                          **common))
     context = AuditContext(workspace, before=prepared.before, started=started, ended=ended,
-                           honeypots={cell.task: prepared.decoys}, live=True)
+                           honeypots={cell.task: prepared.decoys}, live=True,
+                           **journal_context(directory, journal_head, os.path.realpath(workspace)))
     wall0, cpu0 = time.perf_counter(), time.thread_time()
-    findings = audit_submission(submitted, {cell.task: task}, context).get(cell.task, [])
+    evidence: dict[str, float] = {}
+    findings = audit_submission(submitted, {cell.task: task}, context, evidence).get(cell.task, [])
     common.update({"audit_wall_s": round(time.perf_counter() - wall0, 6),
                    "audit_cpu_s": round(time.thread_time() - cpu0, 6)})
-    state, value, inside, detail = score_value(cell.task, task.interval, submitted.values.get(cell.task), findings)
-    return _store(directory, _result(cell, state, detail, value=value, inside=inside,
+    judged = evidence.get(cell.task)
+    state, value, inside, detail = score_value(cell.task, task.interval, submitted.values.get(cell.task), findings,
+                                               judged)
+    return _store(directory, _result(cell, state, detail, value=value, inside=inside, evidence_value=judged,
                                      findings=[f.model_dump() for f in findings], **common))
 
 
@@ -353,7 +359,7 @@ def run_cell(cell: Cell, bench: BenchRun, *, gpus: Sequence[int] | None = None,
                             wall_s=limits.working_s),
             logs=prepared.directory, call_log=prepared.directory / CALL_LOG_NAME, hidden=hidden,
             gpus=gpus or (), stop=stop, readonly=plan.launch.readonly if plan else (),
-            writable=plan.launch.writable if plan else ())
+            writable=plan.launch.writable if plan else (), journal=prepared.directory / JOURNAL_NAME)
     except RRAError as exc:
         return _store(prepared.directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE,
                                                   f"the cell's sandbox could not be set up: {exc}",
@@ -402,7 +408,7 @@ def run_cell(cell: Cell, bench: BenchRun, *, gpus: Sequence[int] | None = None,
                if ended.limit == "memory" else "the reproducer was killed by SIGKILL (the out-of-memory killer sends it)")
         return _store(prepared.directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE, why,
                                                   infrastructure=InfrastructureKind.OOM, workspace=rel_ws, **common))
-    return judge_cell(cell, bench, prepared, ended.started, ended.ended, **common)
+    return judge_cell(cell, bench, prepared, ended.started, ended.ended, journal_head=ran.journal_head, **common)
 
 
 #: A budget's name in a sentence.

@@ -169,11 +169,14 @@ def score_packets(taskset: LoadedTaskSet, directory: Path) -> list[CellResult]:
             continue
         ctx = AuditContext(workspace, before=before, started=packets.exported, ended=ended)
         wall0, cpu0 = time.perf_counter(), time.thread_time()
-        found = audit_submission(read, {a.task: task}, ctx).get(a.task, [])
+        evidence: dict[str, float] = {}
+        found = audit_submission(read, {a.task: task}, ctx, evidence).get(a.task, [])
         common.update({"audit_wall_s": round(time.perf_counter() - wall0, 6),
                        "audit_cpu_s": round(time.thread_time() - cpu0, 6)})
-        state, value, inside, detail = score_value(a.task, task.interval, read.values.get(a.task), found)
+        state, value, inside, detail = score_value(a.task, task.interval, read.values.get(a.task), found,
+                                                   evidence.get(a.task))
         results.append(CellResult.model_validate({
             "cell": cell, "state": state, "value": value, "inside": inside, "detail": detail, "findings": found,
+            "evidence_value": evidence.get(a.task),
             "usage": None if read.usage is None else {"stated": read.usage.model_dump(exclude_none=True)}, "submission": f"{a.packet}/{SUBMISSION_NAME}", **common}))
     return results

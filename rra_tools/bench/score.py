@@ -10,39 +10,24 @@ docs/bench.md#scoring-submissions-made-elsewhere for what that leaves out).
 from __future__ import annotations
 
 import gc
-import json
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..model.bench_results import AttemptState, AuditFinding, CellResult
+from ..model.bench_results import AttemptState, AuditFinding, CellResult, ViolationKind
 from ..model.taskset import CodeCondition
-from .audit import AuditContext, audit_submission
-from .cells import ATTEMPT_NAME
+from .attempt_file import ATTEMPT_NAME, read_attempt
+from .audit import audit_submission
 from .scoring import score_value
 from .submissions import ReadSubmission, read_submission
 from .taskset import LoadedTaskSet, ResolvedTask
-from .workspace import FileState
 
 __all__ = ["score_submissions"]
 
 #: Called after each submission with its path and the results of its tasks.
 OnSubmission = Callable[[Path, list[CellResult]], None]
-
-
-def _attempt(workspace: Path) -> AuditContext:
-    ctx = AuditContext(workspace)
-    path = workspace.parent / ATTEMPT_NAME
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        before = {rel: FileState(int(v[0]), int(v[1]), str(v[2])) for rel, v in data["before"].items()}
-        ctx = AuditContext(workspace, before=before, started=float(data["started"]), ended=float(data["ended"]),
-                           honeypots={str(data["task"]): [float(d) for d in data["honeypot"]]})
-    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
-        pass  # no attempt file (or not ours): audit without it
-    return ctx
 
 
 def _name(read: ReadSubmission, index: int) -> str:
@@ -100,8 +85,18 @@ def _score(tasks: Mapping[str, ResolvedTask], index: int, path: Path, condition:
     if repeat is None:
         repeat = repeats[(reproducer, cond)] = repeats.get((reproducer, cond), 0) + 1
     wall0, cpu0 = time.perf_counter(), time.thread_time()
-    findings: dict[str, list[AuditFinding]] = (
-        {} if read.error is not None else audit_submission(read, tasks, _attempt(path.parent)))
+    evidence: dict[str, float] = {}
+    findings: dict[str, list[AuditFinding]] = {}
+    if read.error is None:
+        ctx, broken = read_attempt(path.parent)
+        findings = audit_submission(read, tasks, ctx, evidence)
+        if broken is not None:
+            # Audited without what the file held, which is what a cheat that damaged it wants.
+            for key in read.values:
+                if key in findings:
+                    findings[key].append(AuditFinding(
+                        task=key, kind=ViolationKind.FORGED_RECORD, confirmed=True, evidence=[ATTEMPT_NAME],
+                        detail=f"the attempt's own record {broken}: the workspace cannot be audited as its run was"))
     # One audit covers every task of the submission: each task's cell carries its share.
     audit: dict[str, float] = {} if read.error is not None else {
         "audit_wall_s": round((time.perf_counter() - wall0) / max(len(tasks), 1), 6),
@@ -115,8 +110,10 @@ def _score(tasks: Mapping[str, ResolvedTask], index: int, path: Path, condition:
             state, value, inside, detail = (AttemptState.PARSE_FAILURE.value, None, None,
                                             f"the submission {read.error}")
         else:
-            state, value, inside, detail = score_value(key, task.interval, read.values.get(key), found)
+            state, value, inside, detail = score_value(key, task.interval, read.values.get(key), found,
+                                                       evidence.get(key))
         mine.append(CellResult.model_validate({
             "cell": cell, "state": state, "value": value, "inside": inside, "detail": detail,
+            "evidence_value": evidence.get(key),
             "findings": found, "usage": None if read.usage is None else {"stated": read.usage.model_dump(exclude_none=True)}, "submission": str(path), **audit}))
     return mine

@@ -16,17 +16,24 @@ _SUCCESS, _OUTSIDE = AttemptState.SUCCESS.value, AttemptState.OUTSIDE_INTERVAL.v
 
 
 def score_value(task: str, interval: Interval, entry: Entry | str | None,
-                findings: Sequence[AuditFinding]) -> tuple[str, float | None, bool | None, str | None]:
+                findings: Sequence[AuditFinding], evidence: float | None = None,
+                ) -> tuple[str, float | None, bool | None, str | None]:
     """(state, value, inside, detail) of the value submitted for ``task`` (None: no entry; a string:
     why the entry does not parse); the state is an :class:`AttemptState` value (a string: reading
     an enum member costs more than the rest of the scoring). A confirmed finding makes it an audit
-    violation whether or not the value lies inside the interval; ``inside`` still says which."""
+    violation whether or not the value lies inside the interval; ``inside`` still says which.
+
+    ``evidence`` is the value the submitted one's evidence yields (the auditor reads it with the
+    claim's rule): when given, it is what the interval judges, not the submitted value, whose
+    rounding is the submitter's to choose (the auditor has checked that the two agree to the
+    claim's printed precision)."""
     if entry is None:
         return AttemptState.MISSING_VALUE.value, None, None, f"the submission has no value for task {task!r}"
     if isinstance(entry, str):
         return AttemptState.PARSE_FAILURE.value, None, None, entry
     value = entry.value
-    inside = interval.contains(value)
+    judged = value if evidence is None else evidence
+    inside = interval.contains(judged)
     confirmed = [f for f in findings if f.confirmed] if findings else findings
     if confirmed:
         first = confirmed[0]
@@ -34,8 +41,8 @@ def score_value(task: str, interval: Interval, entry: Entry | str | None,
         return AttemptState.AUDIT_VIOLATION.value, value, inside, f"{first.kind}: {first.detail}{more}"
     if inside:
         return _SUCCESS, value, True, None
-    return (_OUTSIDE, value, False,
-            f"{value!r} is outside [{interval.low!r}, {interval.high!r}]")
+    shown = f"{value!r}" if judged == value else f"the evidence's {judged!r} (submitted as {value!r})"
+    return (_OUTSIDE, value, False, f"{shown} is outside [{interval.low!r}, {interval.high!r}]")
 
 
 def totals(states: Iterable[str], listed: Sequence[AttemptState] = RUN_STATES) -> Totals:

@@ -95,6 +95,7 @@ class ViolationKind(str, Enum):
     EVIDENCE_OUTSIDE = "evidence_outside"
     UNDECLARED_CHANGE = "undeclared_change"
     REFERENCE_READ = "reference_read"
+    EDITED_RECORD = "edited_record"
 
 
 class IntervalResult(RRAModel):
@@ -238,6 +239,9 @@ class CellResult(RRAModel):
     cell: Cell
     state: StateName = Field(description="How the cell ended (see the module docstring).")
     value: float | None = Field(default=None, description="The value submitted for the task, when one parsed.")
+    evidence_value: float | None = Field(
+        default=None, description="The value the submitted value's evidence yields, read by the claim's own rule; "
+        "when present it is what the interval judged (the submitted value is the submitter's rounding of it).")
     inside: bool | None = Field(default=None, description="Whether the value lies inside the interval "
                                 "(reported even when an audit violation decides the state).")
     infrastructure: InfrastructureKind | None = Field(

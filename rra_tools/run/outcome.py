@@ -22,6 +22,7 @@ from ..io.paths import PathIssue, resolve_inside
 from ..model.vocab import RECORD_VERSION, Executor, RunStatus
 from .gpus import GpuInfo
 from .extract import ExtractError, extract_value
+from .journal import commit_record
 from .host import env_site_dirs, host_fingerprint, lock_match, package_set
 from .tree import OutputState, Snapshot, output_state, stray_writes, take_snapshot
 from .plan import RunPlan
@@ -349,5 +350,9 @@ def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started:
                              metrics=metrics, stray=stray, messages=messages)
     # A secret's value never reaches the record, wherever the program or a message put it.
     redacted: dict[str, Any] = redact_values(record, plan.secret_values)
-    write_atomic(directory / "record.json", record_bytes(redacted), replace=False)
+    data = record_bytes(redacted)
+    write_atomic(directory / "record.json", data, replace=False)
+    # Inside a benchmark cell: the record as written, committed before anyone can edit it. A
+    # failed commit leaves the record unjournaled, which the auditor reports; nothing to add here.
+    commit_record(directory / "record.json", data, redacted, plan.artifact.root)
     return redacted

@@ -43,6 +43,7 @@ from types import MappingProxyType, TracebackType
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from ...io.journal import JOURNAL_PATH, Journal, JournalError, entry_from_request
 from ...model.cell import MeteredUsage
 from .budget import Budgets, Ledger
 from .calllog import CallLog, CallRecord, utc_now
@@ -136,6 +137,8 @@ class ProxySettings:
     allowed_tools: frozenset[str] = frozenset()
     max_retries: int = 4
     backoff_s: float = 0.5
+    #: Where the cell's run journal is kept (:mod:`rra_tools.io.journal`); None: no journal.
+    journal: Path | None = None
 
 
 class _Pool:
@@ -356,7 +359,10 @@ class MeteringProxy:
         self.unix_socket: Path | None = None
         self.tcp_address: tuple[str, int] | None = None
         self._log: CallLog | None = None
+        self._journal: Journal | None = None
         try:
+            if settings.journal is not None:
+                self._journal = Journal(settings.journal)
             if tcp is not None:
                 self._bind_tcp(tcp)
             if unix_socket is not None:
@@ -452,6 +458,8 @@ class MeteringProxy:
                 pass
         if self._log is not None:
             self._log.close()
+        if self._journal is not None:
+            self._journal.close()
 
     def __enter__(self) -> MeteringProxy:
         return self.start()
@@ -471,6 +479,11 @@ class MeteringProxy:
     def limit_reached(self) -> str | None:
         """The budget passed first: 'tokens', 'cost_usd', 'calls' or 'wall_s'; None while none is."""
         return self._ledger.limit_reached
+
+    @property
+    def journal_head(self) -> str | None:
+        """The digest of the run journal's last entry, as this process holds it (None: no journal)."""
+        return None if self._journal is None else self._journal.head
 
     def usage(self) -> MeteredUsage:
         """The totals so far (``call_log`` is the log's path as given; make it relative to the
@@ -515,6 +528,9 @@ class MeteringProxy:
             self._ledger.refuse()
             self._answer_error(handler, call, 400, f"rra: the request cannot be read: {error}")
             return
+        if parts.path == JOURNAL_PATH and self._journal is not None and handler.command == "POST":
+            self._commit(handler, body)
+            return
         if found is None:
             self._ledger.refuse()
             self._answer_error(handler, call, 404, f"rra: the metering proxy does not forward "
@@ -528,6 +544,20 @@ class MeteringProxy:
             handler.close_connection = True
             call.record.error = f"rra: the proxy failed: {error!r}"
             self._write(call)
+
+    def _commit(self, handler: _Handler, body: bytes) -> None:
+        """A run's commit to the journal: appended, stamped by this clock; not a model call, so
+        neither metered nor in the call log."""
+        assert self._journal is not None
+        try:
+            record, sha256, ended, outputs = entry_from_request(json.loads(body))
+            entry = self._journal.append(record, sha256, ended, outputs)
+            status, answer = 200, {"seq": entry.seq, "hash": entry.hash}
+        except (ValueError, JournalError) as error:
+            status, answer = 400, {"error": f"rra: {error}"}
+        data = json.dumps(answer).encode()
+        handler.write_head(status, "OK" if status == 200 else "Bad Request",
+                           [("Content-Type", "application/json"), ("Content-Length", str(len(data)))], data)
 
     def _prepare(self, found: Route, body: bytes, record: CallRecord) -> bytes:
         """The body to forward: as it came unless tools are stripped or usage must be asked for."""

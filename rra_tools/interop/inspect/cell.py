@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ...agents.cell import DEFAULT_LIMITS, run_cell_command
 from ...agents.proxy import Budgets
+from ...bench.attempt_file import JOURNAL_NAME
 from ...bench.cells import BenchRun, PreparedCell, cell_options, judge_cell, plan_run, prepare_cell
 from ...bench.taskset import load_taskset, with_conditions
 from ...bench.workspace import SUBMISSION_NAME
@@ -79,6 +80,9 @@ class SampleCell:
     exit_status: int | None = None
     #: The sandbox record of the last command (the cell result's ``sandbox``).
     record: dict[str, object] | None = None
+    #: The cell's run journal's last digest after the last command (each command's proxy
+    #: continues the same journal file).
+    journal_head: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -144,8 +148,10 @@ def run_in_cell(sample: SampleCell, argv: Sequence[str], *, stdin: str | bytes |
     assert bench.options is not None  # bench_for plans with options
     ran = run_cell_command(command, prepared.workspace, options=bench.options,
                            env=_env(sample, prepared.workspace, extra), limits=_limits(bench, timeout),
-                           budgets=Budgets(), logs=logs, call_log=logs / "model-calls.jsonl", hidden=hidden)
+                           budgets=Budgets(), logs=logs, call_log=logs / "model-calls.jsonl", hidden=hidden,
+                           journal=prepared.directory / JOURNAL_NAME)
     ended = ran.exit
+    sample.journal_head = ran.journal_head
     sample.exit_status = ended.exit_status
     sample.record = ended.record.model_dump(exclude_none=True)
     out = (logs / "reproducer.stdout.log").read_text(encoding="utf-8", errors="replace") \
@@ -176,4 +182,4 @@ def judge(sample: SampleCell) -> CellResult:
     ended = time.time()
     return judge_cell(sample.cell, sample.bench, sample.prepared, sample.started, ended,
                       wall_s=round(ended - sample.started, 6), exit_status=sample.exit_status,
-                      sandbox=sample.record)
+                      sandbox=sample.record, journal_head=sample.journal_head)
