@@ -28,11 +28,18 @@ CONDITIONS = ("raw", "refined")
 
 def synthetic_results(papers: int, tasks_per_paper: int, repeats: int = 3, seed: int = 0,
                       reproducers: tuple[str, ...] = REPRODUCERS,
-                      conditions: tuple[str, ...] = CONDITIONS) -> dict[str, Any]:
+                      conditions: tuple[str, ...] = CONDITIONS, *, usage: bool = True,
+                      refuted: float = 0.0) -> dict[str, Any]:
     """``papers`` × ``tasks_per_paper`` tasks, each run by every reproducer under every condition
     (default: raw and refined; ablations 'refined-without-...' lose success with each part gone)
-    ``repeats`` times: papers × tasks × reproducers × conditions × repeats cells."""
+    ``repeats`` times: papers × tasks × reproducers × conditions × repeats cells.
+
+    A reproducer behaves as the one of :data:`REPRODUCERS` its name starts with ('slow-agent' is
+    slow). Without ``usage`` no cell reports a cost, tokens or time of its own; ``refuted`` is the
+    share of successful cells that carry a finding the auditor refuted (drawn from a generator of
+    their own: the other figures stay what they were)."""
     rng = random.Random(seed)
+    doubts = random.Random(seed + 1)
     tasks: list[TaskResult] = []
     cells: list[CellResult] = []
     for p in range(papers):
@@ -47,7 +54,16 @@ def synthetic_results(papers: int, tasks_per_paper: int, repeats: int = 3, seed:
             for reproducer in reproducers:
                 for condition in conditions:
                     for repeat in range(1, repeats + 1):
-                        cells.append(_cell(rng, key, reproducer, condition, repeat, paper_skill, variable))
+                        cell = _cell(rng, key, reproducer, condition, repeat, paper_skill, variable)
+                        if not usage:
+                            cell = cell.model_copy(update={"usage": None})
+                        if refuted and cell.state == AttemptState.SUCCESS and doubts.random() < refuted:
+                            kind = doubts.choice([ViolationKind.REFERENCE_READ, ViolationKind.COPIED_RESULT,
+                                                  ViolationKind.STALE_OUTPUT])
+                            cell = cell.model_copy(update={"findings": [AuditFinding(
+                                task=key, kind=kind, confirmed=False, detail=f"{kind.value}: not confirmed by the "
+                                "trace", evidence=[f"runs/train/{repeat}/record.json"])]})
+                        cells.append(cell)
     results = BenchResults(bench_version="1.0", mode="run", taskset="synthetic", repeats=repeats, tasks=tasks,
                            cells=cells, groups=group_totals(cells), totals=totals(str(c.state) for c in cells))
     return results.model_dump(mode="json", exclude_none=True)
@@ -66,10 +82,10 @@ def _cell(rng: random.Random, task: str, reproducer: str, condition: str, repeat
         cache_read_tokens=0, cache_write_tokens=0, reasoning_tokens=0, cost_usd=cost,
         price_table="rra-prices 2026-12-01"))
     wall = stated.wall_s
-    if reproducer == "slow" and rng.random() < 0.7:
+    if reproducer.startswith("slow") and rng.random() < 0.7:
         return CellResult(cell=cell, state=AttemptState.INFRASTRUCTURE_FAILURE, infrastructure="timeout",
                           detail="the reproducer ran past its 600 s limit", usage=usage, wall_s=600.0)
-    if reproducer == "cheating" and rng.random() < 0.8:
+    if reproducer.startswith("cheating") and rng.random() < 0.8:
         finding = AuditFinding(task=task, kind=ViolationKind.HARD_CODED, confirmed=True,
                                detail="value 0.97 appears in no output produced during the attempt",
                                evidence=["submission.json", "runs/train/0-2026/record.json"])
@@ -80,7 +96,7 @@ def _cell(rng: random.Random, task: str, reproducer: str, condition: str, repeat
     # An ablation loses by part; launchers and guide stand in for each other (an interaction).
     p -= 0.2 * ("repairs" in removed) + 0.02 * ("lock" in removed) + 0.15 * ({"launchers", "guide"} <= removed)
     p -= 0.05 * (len(removed & {"launchers", "guide"}) == 1)
-    p += skill - (0.25 if reproducer == "sloppy" else 0) - (0.1 if variable else 0)
+    p += skill - (0.25 if reproducer.startswith("sloppy") else 0) - (0.1 if variable else 0)
     if rng.random() < p:
         return CellResult(cell=cell, state=AttemptState.SUCCESS, value=1.0, inside=True, usage=usage, wall_s=wall)
     state = rng.choice([AttemptState.OUTSIDE_INTERVAL, AttemptState.MISSING_VALUE, AttemptState.PARSE_FAILURE])

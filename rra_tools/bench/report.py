@@ -12,6 +12,7 @@ tasks), so the same results and seed always give the same report. numpy is impor
 from __future__ import annotations
 
 import json
+import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -28,10 +29,12 @@ from ..model.bench_report import (
     GroupRate,
     InfrastructureFailure,
     PairedDifference,
+    ParetoPoint,
     Rate,
     ReproducerSpread,
     TaskDifference,
 )
+from .audit_eval import wilson
 from .errors import BenchError
 from .report_factorial import factorial_analyses
 
@@ -162,6 +165,8 @@ class _Bootstrapper:
 
         self.np, self.resamples, self.confidence = np, resamples, confidence
         self.rng = np.random.default_rng(seed)
+        #: z of the two-sided interval at this confidence, for the Wilson fallback.
+        self.z = statistics.NormalDist().inv_cdf(1 - (1 - confidence) / 2)
 
     def rate(self, cells: Sequence[ReportCell], cluster: str) -> Rate:
         np = self.np
@@ -181,8 +186,18 @@ class _Bootstrapper:
         tail = (1 - self.confidence) / 2 * 100
         low, high = np.percentile(rates, [tail, 100 - tail])
         papers = len(set(map(attrgetter("paper"), cells)))
+        method = "bootstrap"
+        if low == high:
+            # No spread: 0/80 would read [0, 0]. The draws above are made all the same, so the
+            # other groups' intervals do not depend on which groups fell back.
+            fallback = wilson(successes, total, self.z)
+            assert fallback.ci_low is not None and fallback.ci_high is not None
+            # At 0 and at k = n the bound is exactly 0 (1); the formula leaves float dust (3e-18).
+            low = 0.0 if successes == 0 else fallback.ci_low
+            high = 1.0 if successes == total else fallback.ci_high
+            method = "wilson"
         return Rate(successes=successes, cells=total, rate=successes / total, ci_low=float(low), ci_high=float(high),
-                    papers=papers)
+                    interval=method, papers=papers)
 
     def contrasts(self, successes: list[list[int]], cells: list[list[int]],
                   weights: list[list[float]]) -> list[tuple[float | None, float | None, float | None]]:
@@ -290,6 +305,29 @@ def _cost_time(cells: Sequence[ReportCell]) -> list[CostTime]:
     return out
 
 
+def _pareto(cells: Sequence[ReportCell], groups: list[GroupRate]) -> list[ParetoPoint]:
+    """Each reproducer and condition's success rate against its mean cost per cell, cheapest first,
+    with the Pareto frontier (no other point at most as costly and at least as successful, one of
+    the two strictly) marked."""
+    by_rc = _grouped(cells, "reproducer", "condition")
+    rows: list[tuple[GroupRate, int, float | None]] = []
+    for g in groups:
+        costs = [c.cost_usd for c in by_rc.get((g.reproducer or "", g.condition or ""), []) if c.cost_usd is not None]
+        rows.append((g, len(costs), sum(costs) / len(costs) if costs else None))
+    placed = [(cost, g.rate.rate) for g, _, cost in rows if cost is not None and g.rate.rate is not None]
+
+    def frontier(cost: float | None, rate: float | None) -> bool:
+        return cost is not None and rate is not None and not any(
+            c <= cost and r >= rate and (c < cost or r > rate) for c, r in placed)
+
+    points = [ParetoPoint(reproducer=g.reproducer or "", condition=g.condition or "", cells=g.rate.cells,
+                          rate=g.rate.rate, cost_cells=n, cost_usd_mean=cost, frontier=frontier(cost, g.rate.rate))
+              for g, n, cost in rows]
+    inf = float("inf")
+    return sorted(points, key=lambda p: (inf if p.cost_usd_mean is None else p.cost_usd_mean, -(p.rate or 0.0),
+                                         p.reproducer, p.condition))
+
+
 def build_report(data: dict[str, Any], results: str, *, seed: int = 0, resamples: int = 2000,
                  confidence: float = 0.95, prices: CostPrices | None = None, review: ReviewTime | None = None,
                  review_source: str | None = None) -> BenchReport:
@@ -318,7 +356,8 @@ def build_report(data: dict[str, Any], results: str, *, seed: int = 0, resamples
         report_version="1.0", taskset=str(data.get("taskset", "")), mode=str(data.get("mode", "")), results=results,
         bootstrap=Bootstrap(resamples=resamples, seed=seed, confidence=confidence, cluster="paper"),
         overall=group(cells), by_reproducer_condition=by_rc, by_stability=by_stability, by_paper=by_paper,
-        paired=_paired(cells, boot), spread=_spread(by_rc), cost_time=_cost_time(cells), infrastructure=infra,
+        paired=_paired(cells, boot), spread=_spread(by_rc), cost_time=_cost_time(cells),
+        pareto=_pareto(cells, by_rc), infrastructure=infra,
         findings=findings, stable_tasks=sum(v == "stable" for v in classes.values()),
         variable_tasks=sum(v == "variable" for v in classes.values()), full_cost=cost,
         unisolated=[c.key for c in cells if c.sandbox == "none"],
@@ -344,7 +383,7 @@ def write_report(results: Path, out: Path, *, seed: int = 0, resamples: int = 20
     plots = render_plots(report)
     out.mkdir(parents=True, exist_ok=True)
     files = {"report.json": report.model_dump_json(indent=2, exclude_none=True) + "\n",
-             "report.html": render_html(report, plots, {ident: caption for ident, caption, _, _ in PLOTS}),
+             "report.html": render_html(report, plots, {ident: caption for ident, caption, _ in PLOTS}),
              "report.md": render_markdown(report)}
     written = []
     for name, text in files.items():

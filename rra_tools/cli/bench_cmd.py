@@ -409,12 +409,13 @@ def report_command(results: str, output: str | None, seed: int, resamples: int, 
     report.json (schemas/rra-bench-report-1.0.schema.json), a self-contained report.html with
     plots drawn by matplotlib as inline SVG, and a Markdown summary report.md: success rates by
     reproducer x condition, stable vs variable tasks and per paper, with bootstrap confidence
-    intervals that resample papers; paired per-task differences between conditions and the
-    best-worst reproducer spread; cost and time per condition; infrastructure failures; audit
-    findings with their evidence; the full cost (construction from the artifacts' build records,
+    intervals that resample papers (Wilson intervals where those have no spread); an
+    accuracy-cost Pareto plot per reproducer and condition; paired per-task differences between
+    conditions and the best-worst reproducer spread; cost and time per condition; infrastructure
+    failures; audit findings counted by kind, confirmed ones with their evidence; the full cost (construction from the artifacts' build records,
     the reproducers' usage, GPU-hours, the auditor's time, human review time) and the break-even
     number of reuses of the refined artifacts, with the prices assumed. Needs the extra 'report'
-    (matplotlib).
+    (numpy and matplotlib).
     """
     from pathlib import Path
 

@@ -5,7 +5,10 @@ Every rate counts every cell of its group in the denominator, whatever state it 
 (an infrastructure failure or an audit violation is a failure, never a dropped cell).
 Confidence intervals are percentile intervals of a bootstrap that resamples **papers** (with
 their tasks and cells) with replacement: tasks of one paper share code, data and authors, so
-they are not independent draws, and resampling cells would understate the uncertainty.
+they are not independent draws, and resampling cells would understate the uncertainty. Where
+the bootstrap has no spread (a rate of 0 or 100 %, or a single paper: every resample is the
+rate itself), the interval is the Wilson score interval of successes over cells instead, and
+``Rate.interval`` says so.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from ._base import RRAModel
 from .bench_cost import FullCost
 
 __all__ = ["Bootstrap", "BenchReport", "CostTime", "Effect", "Factorial", "FactorialCondition", "Finding", "GroupRate",
-           "InfrastructureFailure", "PairedDifference", "Rate", "ReproducerSpread", "TaskDifference"]
+           "InfrastructureFailure", "PairedDifference", "ParetoPoint", "Rate", "ReproducerSpread", "TaskDifference"]
 
 
 class Rate(RRAModel):
@@ -29,6 +32,10 @@ class Rate(RRAModel):
     rate: float | None = Field(default=None, description="successes / cells; absent with no cell.")
     ci_low: float | None = Field(default=None, description="Lower end of the confidence interval.")
     ci_high: float | None = Field(default=None, description="Upper end of the confidence interval.")
+    interval: Literal["bootstrap", "wilson"] | None = Field(
+        default=None, description="How the interval was made: 'bootstrap' (percentile, papers resampled) or "
+        "'wilson' (Wilson score interval of successes over cells, where the bootstrap has no spread: a rate of 0 "
+        "or 100 %, or one paper); absent with no cell.")
     papers: int = Field(ge=0, description="Papers (the bootstrap's clusters) the group's cells come from.")
 
 
@@ -90,6 +97,20 @@ class CostTime(RRAModel):
     cost_usd_mean: float | None = None
     tokens_total: int = 0
     gpu_hours_total: float = 0.0
+
+
+class ParetoPoint(RRAModel):
+    """One reproducer under one condition on the accuracy-cost plane (as HAL plots agents)."""
+
+    reproducer: str
+    condition: str
+    cells: int = Field(ge=0)
+    rate: float | None = Field(default=None, description="Success rate over every cell of the group.")
+    cost_cells: int = Field(ge=0, description="Cells with a cost (metered, else stated).")
+    cost_usd_mean: float | None = Field(default=None, description="Mean cost per cell over the cells with one; "
+                                        "absent when none reported a cost.")
+    frontier: bool = Field(description="On the Pareto frontier: no other point costs as little or less and "
+                           "succeeds as often or more, one of them strictly.")
 
 
 class InfrastructureFailure(RRAModel):
@@ -174,6 +195,8 @@ class BenchReport(RRAModel):
                                            "refined and each ablation.")
     spread: list[ReproducerSpread] = Field(description="One entry per condition.")
     cost_time: list[CostTime] = Field(description="One entry per condition.")
+    pareto: list[ParetoPoint] = Field(default_factory=list, description="Accuracy against mean cost per "
+                                      "reproducer and condition, cheapest first; the frontier marked.")
     infrastructure: list[InfrastructureFailure]
     findings: list[Finding]
     stable_tasks: int = Field(ge=0)

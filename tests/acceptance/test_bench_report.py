@@ -7,7 +7,6 @@ must log no console error and show every plot.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +17,9 @@ from rra_tools.bench.report_plots import PLOTS
 from rra_tools.model.schema import generated_schemas
 
 from ..bench_synthetic import synthetic_results
+from ..report_browser import browser as _browser
+from ..report_browser import layout, layout_problems
 from ..rra_cli import rra
-
-CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +62,8 @@ def test_report_json_counts_every_cell(made: tuple[Path, dict[str, Any]]) -> Non
     assert all(s["best_rate"] - s["worst_rate"] == pytest.approx(s["spread"]) for s in report["spread"])
     md = (tmp / "out" / "report.md").read_text(encoding="utf-8")
     assert md.startswith("# Benchmark report: synthetic\n")
-    assert "## Audit findings" in md and "| hard_coded | yes |" in md
+    assert "## Audit findings by kind" in md and "| hard_coded | " in md
+    assert f"| hard_coded | {len(report['findings'])} | 0 |" in md
 
 
 def test_same_seed_same_report(made: tuple[Path, dict[str, Any]]) -> None:
@@ -72,22 +72,6 @@ def test_same_seed_same_report(made: tuple[Path, dict[str, Any]]) -> None:
     assert rra("bench", "report", str(results), "-o", str(tmp / "again")).returncode == 0
     for name in ("report.json", "report.html", "report.md"):
         assert (tmp / "again" / name).read_bytes() == (tmp / "out" / name).read_bytes(), name
-
-
-def _browser() -> Any:
-    missing = [p for p in (CHROMIUM, DRIVER) if shutil.which(p) is None]
-    if missing:
-        raise RuntimeError(f"{' and '.join(missing)} not found: apt-get install chromium chromium-driver "
-                           "(.ci/run does)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(DRIVER), options=options)
 
 
 def test_html_renders_in_headless_chromium(made: tuple[Path, dict[str, Any]]) -> None:
@@ -99,22 +83,18 @@ def test_html_renders_in_headless_chromium(made: tuple[Path, dict[str, Any]]) ->
         errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
         assert errors == [], errors
         assert driver.title == "Benchmark report: synthetic"
-        # Every plot is there, drawn, and has something in it.
-        figures = driver.execute_script(
-            "return Array.from(document.querySelectorAll('figure')).map(f => {"
-            "  const s = f.querySelector(':scope > svg'); const r = s ? s.getBoundingClientRect() : null;"
-            "  return [f.id, r ? r.width : 0, r ? r.height : 0, s ? s.querySelectorAll('path').length : 0,"
-            "          s ? s.textContent : '']; })")
-        assert [f[0] for f in figures] == [f"plot-{ident}" for ident, _, _, _ in PLOTS]
-        assert driver.execute_script("return document.querySelectorAll('svg').length") == len(PLOTS) == 6
-        for ident, width, height, paths, text in figures:
-            assert width > 200 and height > 100, (ident, width, height)
+        # Every plot is there, drawn with data and readable, or said in words.
+        figures = layout(driver)
+        assert layout_problems(figures) == []
+        assert [f[0] for f in figures] == [f"plot-{ident}" for ident, _, _ in PLOTS]
+        assert driver.execute_script("return document.querySelectorAll('svg').length") == len(PLOTS) - 1 == 7
+        for ident, svg, marks, notes, _, _, width, height in figures:
             if ident == "plot-factorial":
-                # raw and refined only: the plot says there is nothing to analyse.
-                assert "no ablation condition" in text
+                # raw and refined only: the page says there is nothing to analyse.
+                assert (svg, notes) == (False, ["No ablation condition: there is no factorial effect to show."])
                 continue
-            assert paths > 5, (ident, paths)
-        assert "Success by reproducer and condition" in figures[0][4]
+            assert svg and marks >= 1 and notes == [] and width > 200 and height > 100, (ident, marks, width, height)
+        assert "Success by reproducer and condition" in driver.find_element("css selector", "#plot-by-reproducer").text
         # Text from the results is shown as text, never run.
         assert driver.execute_script("return document.scripts.length") == 0
         assert "<script>alert('escaped?')</script>" not in page.read_text(encoding="utf-8")
@@ -143,11 +123,12 @@ def test_factorial_page_renders_in_headless_chromium(tmp_path: Path) -> None:
         driver.get((tmp_path / "out" / "report.html").as_uri())
         errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
         assert errors == [], errors
-        width, height, marks, text = driver.execute_script(
-            "const s = document.querySelector('#plot-factorial > svg'); const r = s.getBoundingClientRect();"
-            "return [r.width, r.height, s.querySelectorAll('path').length, s.textContent];")
+        figures = {f[0]: f for f in layout(driver)}
+        assert layout_problems(list(figures.values())) == []
+        _, _, marks, _, _, _, width, height = figures["plot-factorial"]
         assert width > 200 and height > 100
-        assert marks > 15  # a point and an error bar per effect
+        assert marks >= 15  # a point and an error bar per effect
+        text = driver.execute_script("return document.querySelector('#plot-factorial > svg').textContent")
         assert "launchers × guide" in text and "full design" in text
         headings = driver.execute_script("return Array.from(document.querySelectorAll('h2')).map(h => h.textContent)")
         assert any(h.startswith("Factorial effects on the success rate") for h in headings)

@@ -16,7 +16,8 @@ import pytest
 
 from rra_tools.bench.report_plots import PLOTS
 
-from .test_bench_report import _browser
+from ..report_browser import browser as _browser
+from ..report_browser import layout, layout_problems
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -92,11 +93,15 @@ def test_bench_demo_runs_as_the_readme_says(tmp_path: Path) -> None:
     assert "counted apart: 1 labelled uncertain by people, 2 without a value to audit" in printed
     assert "disagreements (2):" in printed
     assert "  counting-darts/table-1/pi/raw/sloppy/1 [success]: auditor clean, people violation (reader-b)" in printed
-    # The demo's own page renders in the browser too: no console error, every plot drawn.
+    # The demo's own page renders in the browser too: no console error, every plot drawn with
+    # readable labels or said in words (no ablation here: no factorial plot).
     driver = _browser()
     try:
         driver.get((where / "report" / "report.html").as_uri())
         assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
-        assert driver.execute_script("return document.querySelectorAll('figure > svg').length") == len(PLOTS)
+        figures = layout(driver)
+        assert layout_problems(figures) == []
+        assert [f[0] for f in figures] == [f"plot-{ident}" for ident, _, _ in PLOTS]
+        assert [f[0] for f in figures if not f[1]] == ["plot-factorial"]
     finally:
         driver.quit()

@@ -70,9 +70,52 @@ def test_bootstrap_resamples_papers_and_is_seeded() -> None:
         assert g.rate.ci_low is not None and g.rate.ci_high is not None and g.rate.rate is not None
         assert g.rate.ci_low <= g.rate.rate <= g.rate.ci_high
         assert g.rate.papers == 20
-    # One paper is one cluster: resampling it cannot move the rate.
+    assert all(g.rate.interval == "bootstrap" for g in a.by_reproducer_condition)
+    # One paper is one cluster: resampling it cannot move the rate, so the interval is Wilson's
+    # over the cells (1 of 2: [9.5 %, 90.5 %]), not the point [50 %, 50 %].
     one = build_report(_results([c for c in HAND if c[0].startswith("p1")]), "r")
-    assert all(g.rate.ci_low == g.rate.ci_high == g.rate.rate for g in one.by_reproducer_condition)
+    (raw, refined) = one.by_reproducer_condition
+    assert (raw.rate.interval, round(raw.rate.ci_low or 0, 4), round(raw.rate.ci_high or 0, 4)) == (
+        "wilson", 0.0945, 0.9055)
+    assert (refined.rate.rate, refined.rate.interval, refined.rate.ci_high) == (1.0, "wilson", 1.0)
+
+
+def test_no_interval_is_a_point_at_0_or_100_percent() -> None:
+    """0/80 and 80/80 over 40 papers: every bootstrap resample gives the same rate; the report
+    gives the Wilson interval instead of [0, 0] and [100, 100]."""
+    cells = [(f"p{i}/e/t{j}", "raw", "x", "parse_failure") for i in range(40) for j in range(2)]
+    cells += [(f"p{i}/e/t{j}", "refined", "x", "success") for i in range(40) for j in range(2)]
+    # A reproducer whose papers differ: its rate (and the overall rate) have spread.
+    cells += [(f"p{i}/e/t0", "raw", "y", "success" if i % 3 else "parse_failure") for i in range(40)]
+    report = build_report(_results(cells), "r")
+    rates = {g.condition: g.rate for g in report.by_reproducer_condition if g.reproducer == "x"}
+    assert (rates["raw"].successes, rates["raw"].cells, rates["raw"].interval) == (0, 80, "wilson")
+    assert rates["raw"].ci_low == 0.0 and rates["raw"].ci_high == pytest.approx(0.0458, abs=1e-4)
+    assert rates["refined"].ci_low == pytest.approx(0.9542, abs=1e-4) and rates["refined"].ci_high == 1.0
+    # Rates with spread keep their bootstrap interval.
+    assert {g.reproducer: g.rate.interval for g in report.by_reproducer_condition if g.reproducer == "y"} == {
+        "y": "bootstrap"}
+    assert report.overall.rate.interval == "bootstrap"
+
+
+def test_pareto_frontier() -> None:
+    """Points that no other point beats on both cost and success are on the frontier; a point
+    without a reported cost is listed last and is never on it."""
+    def cell(task: str, reproducer: str, state: str, cost: float | None) -> dict[str, Any]:
+        return {"cell": {"task": task, "condition": "raw", "reproducer": reproducer, "repeat": 1}, "state": state,
+                **({} if cost is None else {"usage": {"cost_usd": cost}})}
+
+    data = _results([])
+    data["tasks"] = _results([("p/e/a", "raw", "x", "success"), ("p/e/b", "raw", "x", "success")])["tasks"]
+    # cheap: 1/2 at $1; dear: 2/2 at $3; worse: 1/2 at $2 (beaten by cheap); same: 1/2 at $1 (ties cheap); none: no cost.
+    for name, states, cost in (("cheap", ("success", "parse_failure"), 1.0), ("dear", ("success", "success"), 3.0),
+                               ("worse", ("success", "parse_failure"), 2.0),
+                               ("same", ("parse_failure", "success"), 1.0), ("none", ("success", "success"), None)):
+        data["cells"] += [cell(t, name, s, cost) for t, s in zip(("p/e/a", "p/e/b"), states)]
+    report = build_report(data, "r")
+    assert [(p.reproducer, p.cost_usd_mean, p.rate, p.frontier) for p in report.pareto] == [
+        ("cheap", 1.0, 0.5, True), ("same", 1.0, 0.5, True), ("worse", 2.0, 0.5, False), ("dear", 3.0, 1.0, True),
+        ("none", None, 1.0, False)]
 
 
 def test_reexecution_attempts_are_cells() -> None:
