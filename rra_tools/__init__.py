@@ -3,7 +3,7 @@
 __version__ = "0.1.0"
 
 #: The version of the RRA standard these tools implement (major.minor).
-SPEC_VERSION = "1.1"
+SPEC_VERSION = "1.2"
 
 #: The version of each published document format (``schemas/rra-<name>-<version>.schema.json``).
 #: The manifest follows the standard; the other formats change only when their own fields do,
@@ -16,6 +16,6 @@ FORMAT_VERSIONS = {"manifest": SPEC_VERSION, "run-record": "1.1", "report": "1.0
 
 #: Released manifest schemas that are kept byte for byte (tests/unit/test_schema_sync.py checks
 #: their SHA-256); only the current version is generated.
-FROZEN_MANIFEST_VERSIONS = ("1.0",)
+FROZEN_MANIFEST_VERSIONS = ("1.0", "1.1")
 
 __all__ = ["FORMAT_VERSIONS", "FROZEN_MANIFEST_VERSIONS", "SPEC_VERSION", "__version__"]

@@ -150,6 +150,7 @@ class ClaimSpec(NamedTuple):
     reported: ReportedSpec
     reference: ReferenceSpec
     aggregate: str = "mean"
+    kind: str = "number"
 
 
 class LockSpec(NamedTuple):
@@ -265,14 +266,14 @@ def _metric_spec(d: Mapping[str, Any]) -> MetricSpec:
 
 def _reported_spec(d: Mapping[str, Any]) -> ReportedSpec:
     return ReportedSpec(
-        value=float(d["value"]),
+        value=_number_of(d["value"]),
         precision=int(d["precision"]),
     )
 
 
 def _observation_spec(d: Mapping[str, Any]) -> ObservationSpec:
     return ObservationSpec(
-        value=float(d["value"]),
+        value=_number_of(d["value"]),
         seed=(None if (v := d.get("seed", None)) is None else int(v)),
         repeat=(None if (v := d.get("repeat", None)) is None else int(v)),
     )
@@ -293,6 +294,7 @@ def _claim_spec(d: Mapping[str, Any]) -> ClaimSpec:
         reported=_reported_spec(d["reported"]),
         reference=_reference_spec(d["reference"]),
         aggregate=d.get("aggregate", "mean"),
+        kind=d.get("kind", "number"),
     )
 
 
@@ -326,6 +328,14 @@ def _manifest_spec(d: Mapping[str, Any]) -> ManifestSpec:
         evidence=_evidence_spec(d.get("evidence", {})),
         levels=list(d.get("levels", [])),
     )
+
+
+def _number_of(value: Any) -> float:
+    """A claim's reported or observed value as the run path reads it: the number, or NaN for the
+    string or list of a claim of another kind (spec/02-manifest.md#kinds). The run path and the
+    intervals handle numbers only; tools that match answers read them from the manifest's data
+    with rra_tools.answers."""
+    return value if type(value) is float else float(value) if isinstance(value, (int, float)) else float("nan")
 
 
 def read_manifest(data: Mapping[str, Any]) -> ManifestSpec:

@@ -1,9 +1,10 @@
-"""Claims: numbers printed in the paper, how to obtain them, and reference observations."""
+"""Claims: numbers (and, from 1.2, strings, sets and lists) printed in the paper, how to obtain
+them, and reference observations."""
 
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import Field, StringConstraints, model_validator
 
@@ -13,6 +14,8 @@ from .launchers import REPEATS_MAX
 __all__ = [
     "Aggregation",
     "Claim",
+    "ClaimKind",
+    "ClaimValue",
     "CsvExtract",
     "Direction",
     "Extract",
@@ -44,6 +47,21 @@ class Aggregation(str, Enum):
     MIN = "min"
     MAX = "max"
     SINGLE = "single"
+
+
+class ClaimKind(str, Enum):
+    """What kind of answer a claim is (spec/02-manifest.md#kinds); the matching rules are those of
+    :mod:`rra_tools.answers`."""
+
+    NUMBER = "number"
+    STRING = "string"
+    SET = "set"
+    LIST = "list"
+
+
+#: A reported or observed value: a number (kind number), a string (kind string), or a list of
+#: numbers and strings (kinds set and list). Which one fits is the claim's kind (RRA514).
+ClaimValue = Union[float, str, list[Union[float, str]]]
 
 
 class StabilityClass(str, Enum):
@@ -138,8 +156,11 @@ class Extract(RRAModel):
 class Reported(RRAModel):
     """The value printed in the paper."""
 
-    value: float = Field(description="The number as printed.")
-    precision: int = Field(ge=0, le=15, description="Digits printed after the decimal point.")
+    value: ClaimValue = Field(
+        description="The number as printed; from 1.2, the string, or the list of numbers and strings, of a claim "
+        "of another kind.")
+    precision: int = Field(ge=0, le=15, description="Digits printed after the decimal point (of the numbers of a "
+                           "set or list; 0 for a string).")
 
 
 class Fingerprint(RRAModel):
@@ -179,7 +200,8 @@ class Observation(RRAModel):
     # A stochastic launcher's runs are told apart by seed, a deterministic one's by repeat index.
     _rra_any_of: ClassVar[tuple[dict[str, Any], ...]] = ({"required": ["seed"]}, {"required": ["repeat"]})
 
-    value: float = Field(description="Obtained value, after extraction and scaling.")
+    value: ClaimValue = Field(description="Obtained value, after extraction and scaling (a string or a list for "
+                              "a claim of another kind than number).")
     seed: int | None = Field(
         default=None, ge=0, le=INT_MAX,
         description="Seed of the run (a stochastic launcher); required unless 'repeat' is given.")
@@ -215,7 +237,21 @@ class Reference(RRAModel):
 class Claim(RRAModel):
     """A number printed in the paper and how the artifact obtains it."""
 
+    #: A claim without a kind (or of kind number) has numbers for values; one of another kind
+    #: says so (the schema can say which values are numbers, RRA514 checks the other shapes).
+    _rra_any_of: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"properties": {"kind": {"const": "number"},
+                        "reported": {"properties": {"value": {"type": "number"}}},
+                        "reference": {"properties": {"observations": {
+                            "items": {"properties": {"value": {"type": "number"}}}}}}}},
+        {"required": ["kind"], "properties": {"kind": {"enum": ["string", "set", "list"]}}},
+    )
+
     id: Id
+    kind: ClaimKind = Field(
+        default=ClaimKind.NUMBER, json_schema_extra=added("1.2"),
+        description="'number' (default), 'string', 'set' or 'list': what kind of answer the claim is, and so how a "
+        "value is matched against it.")
     description: str | None = Field(default=None, description="What the number shows.")
     paper_location: PaperLocation = Field(description="Where the number is printed.")
     launcher: Id = Field(description="Launcher whose runs produce the number.")

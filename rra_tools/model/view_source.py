@@ -44,7 +44,7 @@ def _view() -> list[tuple[str, type[BaseModel], tuple[str, ...]]]:
         ("ReportedSpec", Reported, ("value", "precision")),
         ("ObservationSpec", Observation, ("value", "seed", "repeat")),
         ("ReferenceSpec", Reference, ("observations",)),
-        ("ClaimSpec", Claim, ("id", "launcher", "metric", "extract", "reported", "reference", "aggregate")),
+        ("ClaimSpec", Claim, ("id", "launcher", "metric", "extract", "reported", "reference", "aggregate", "kind")),
         ("LockSpec", Lock, ("path", "format", "sha256")),
         ("EnvironmentSpec", Environment, ("lock", "image")),
         ("EvidenceSpec", Evidence, ("run_records",)),
@@ -122,6 +122,8 @@ def _type_text(annotation: Any, names: dict[type[BaseModel], str]) -> str:
         parts = {_unwrap(a) for a in typing.get_args(annotation)}
         if parts == {int, float, str, bool}:
             return "ParamValue"
+        if annotation == _claim_value():
+            return "float"  # the run path reads numbers: see _number_of in the generated module
         raise TypeError(f"no plain type for {annotation!r}")
     if origin is Literal:
         return "str"
@@ -133,6 +135,12 @@ def _type_text(annotation: Any, names: dict[type[BaseModel], str]) -> str:
         if annotation in (int, float, bool):
             return annotation.__name__
     raise TypeError(f"no plain type for {annotation!r}")
+
+
+def _claim_value() -> Any:
+    from .claims import ClaimValue
+
+    return ClaimValue
 
 
 def _default(info: Any, names: dict[type[BaseModel], str]) -> tuple[str, str] | None:
@@ -173,6 +181,8 @@ def _convert(annotation: Any, expr: str, names: dict[type[BaseModel], str]) -> s
         return f"dict({expr})" if value == "value" else f"{{key: {value} for key, value in {expr}.items()}}"
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return f"{_reader(names[annotation])}({expr})"
+    if annotation == _claim_value():
+        return f"_number_of({expr})"
     if annotation is float:
         # The models declare these fields float: an integer in the document reads as a float.
         return f"float({expr})"
@@ -214,6 +224,14 @@ ParamValue = int | float | str | bool
 '''
 
 _FOOTER = '''
+
+def _number_of(value: Any) -> float:
+    """A claim's reported or observed value as the run path reads it: the number, or NaN for the
+    string or list of a claim of another kind (spec/02-manifest.md#kinds). The run path and the
+    intervals handle numbers only; tools that match answers read them from the manifest's data
+    with rra_tools.answers."""
+    return value if type(value) is float else float(value) if isinstance(value, (int, float)) else float("nan")
+
 
 def read_manifest(data: Mapping[str, Any]) -> ManifestSpec:
     """The run-relevant parts of ``data``, a manifest that conforms to the published schema."""

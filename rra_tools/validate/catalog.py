@@ -177,6 +177,12 @@ _ALL = [
     _r("RRA513", "repeats-on-stochastic-launcher", W, f"{_MANIFEST}#seeds-and-repeats",
        "A stochastic launcher declares repeats, which only a seedless launcher has: its runs are its seeds.",
        added="1.1"),
+    _r("RRA514", "answer-kind-mismatch", E, f"{_MANIFEST}#kinds",
+       "A reported or observed value of a string, set or list claim does not have the shape of its kind, or "
+       "such a claim declares a stability class.", added="1.2"),
+    _r("RRA515", "observation-answer-mismatch", W, f"{_MANIFEST}#kinds",
+       "A reference observation of a string, set or list claim does not match the reported answer, and no "
+       "discrepancy lists the claim.", added="1.2"),
     # Levels and evidence.
     _r("RRA601", "level-not-met", E, "spec/04-levels.md#levels",
        "The manifest claims a level that what is present does not support."),

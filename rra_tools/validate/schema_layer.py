@@ -358,12 +358,27 @@ def _findings(error: Any, newer_minor: bool) -> Iterator[Finding]:
         yield Finding("RRA113", _value_message(error), path, _value_hint(error))
     elif keyword in _RANGE:
         yield Finding("RRA114", f"{_short(error.instance)} is out of range: {_range_words(error)}", path)
+    elif keyword == "anyOf" and error.context and _is_kind_alternative(error.validator_value):
+        # A claim whose values are not numbers and that names no other kind (spec/02-manifest.md#kinds):
+        # what is wrong is its values, as the number branch says ("expected number"), not a
+        # missing 'kind'. An unknown kind is reported once, by the enum of 'kind' itself.
+        kind = error.instance.get("kind") if isinstance(error.instance, Mapping) else None
+        if kind is None or kind == "number":
+            for sub in sorted(error.context, key=lambda e: tuple(map(str, e.absolute_path))):
+                if sub.schema_path and sub.schema_path[0] == 0:
+                    yield from _findings(sub, newer_minor)
     elif keyword in {"anyOf", "oneOf"} and error.context:
         from jsonschema.exceptions import best_match
 
         yield from _findings(best_match(error.context), newer_minor)
     else:
         yield Finding("RRA115", error.message, path)
+
+
+def _is_kind_alternative(alternatives: Any) -> bool:
+    """Whether an anyOf is the claim's: values that are numbers, or a kind that says otherwise."""
+    return (isinstance(alternatives, list) and len(alternatives) == 2 and isinstance(alternatives[1], Mapping)
+            and alternatives[1].get("required") == ["kind"])
 
 
 def _newer_fields(root: Mapping[str, Any], schema: Mapping[str, Any], data: Any, path: Pointer,

@@ -645,5 +645,6 @@ def test_the_manifest_schema_has_a_refusing_schema() -> None:
     # Otherwise the shortcut silently never runs.
     from rra_tools.validate.schema_layer import _added_versions
 
-    assert _added_versions() == frozenset({"1.1"})
+    assert _added_versions() == frozenset({"1.1", "1.2"})
     assert refusing_schema(manifest_schema(), frozenset({"1.1"})) is not None
+    assert refusing_schema(manifest_schema(), frozenset({"1.1", "1.2"})) is not None

@@ -79,8 +79,8 @@ def test_placeholder_text_is_an_error_in_1_1_and_a_warning_in_1_0(tmp_path: Path
     target = tmp_path / "art"
     assert rra("init", str(target)).returncode == 0
     text = (target / "rra.yaml").read_text()
-    assert f'rra_version: "{SPEC_VERSION}"' in text and SPEC_VERSION == "1.1"
-    (target / "rra.yaml").write_text(text.replace('rra_version: "1.1"', 'rra_version: "1.0"'))
+    assert f'rra_version: "{SPEC_VERSION}"' in text and SPEC_VERSION == "1.2"
+    (target / "rra.yaml").write_text(text.replace('rra_version: "1.2"', 'rra_version: "1.0"'))
     done = rra("validate", str(target))
     assert "warning[RRA214] 'TODO: SPDX license, e.g. MIT' is a placeholder, not a value" in done.stdout
     assert "error[RRA214]" not in done.stdout

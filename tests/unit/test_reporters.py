@@ -370,7 +370,7 @@ def test_github_annotations() -> None:
     assert lines[2] == (
         "::error file=artifacts/demo/rra.yaml,line=17,col=18,title=RRA201 unknown-reference"
         "::launcher 'prep' is not declared%0Aat: /launchers/0/depends_on/0"
-        "%0Ahint: declared launcher ids: 'train'%0Adocs: https://rra.dev/rules/1.1/RRA201")
+        "%0Ahint: declared launcher ids: 'train'%0Adocs: https://rra.dev/rules/1.2/RRA201")
     commands = {parse_command(line)[1].get("title", "").split(" ")[0]: parse_command(line) for line in lines}
     assert commands["RRA404"][0] == "warning" and commands["RRA103"][0] == "notice"
     # Unknown positions are left out; an unreadable input is annotated on its path.
@@ -385,7 +385,7 @@ def test_github_escapes_messages_and_properties() -> None:
     line = render_github(single(d)).splitlines()[0]
     assert line == ("::error file=odd%2Cdir%3A1/100%25/rra.yaml,line=2,col=3,title=RRA113 invalid-value"
                     "::value 'a,b: 100%25'%0Anext line%0D::error::injected%0Aat: /a"
-                    "%0Adocs: https://rra.dev/rules/1.1/RRA113")
+                    "%0Adocs: https://rra.dev/rules/1.2/RRA113")
     command, props, data = parse_command(line)
     assert props["file"] == "odd,dir:1/100%/rra.yaml"
     assert data.split("\nat: ")[0] == message
@@ -410,7 +410,7 @@ def test_text_block_with_caret_under_the_token() -> None:
         "                      ^^^^\n"
         "  = at: /launchers/0/depends_on/0\n"
         "  = hint: declared launcher ids: 'train'\n"
-        "  = docs: https://rra.dev/rules/1.1/RRA201\n"
+        "  = docs: https://rra.dev/rules/1.2/RRA201\n"
         "\n"
         "1 input(s) checked: 0 clean; 1 error(s), 0 warning(s), 0 info\n"
     )
@@ -463,7 +463,7 @@ def test_text_does_not_pass_control_characters_to_the_terminal() -> None:
 def test_text_quotes_only_the_manifest() -> None:
     d = _diag("RRA602", "bad record", "", (2, 1), file="artifacts/demo/runs/bad.json")
     assert render_text(single(d, BROKEN, input="artifacts/demo")).splitlines()[:2] == [
-        "artifacts/demo/runs/bad.json:2:1: warning[RRA602] bad record", "  = docs: https://rra.dev/rules/1.1/RRA602"]
+        "artifacts/demo/runs/bad.json:2:1: warning[RRA602] bad record", "  = docs: https://rra.dev/rules/1.2/RRA602"]
 
 
 def test_text_colour_only_when_asked() -> None:

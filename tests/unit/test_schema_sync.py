@@ -73,6 +73,7 @@ def test_schema_identity() -> None:
 #: changes them, whatever the models become. A new minor version adds a new file beside them.
 FROZEN = {
     "rra-manifest-1.0.schema.json": "02774727010a176f1640690beecc0db4a7e120d47c4293f35d32caa36c466345",
+    "rra-manifest-1.1.schema.json": "cdc43472fcffb09d53989a666bc43fecdab046956f9e8d5cb5d307a9090f095d",
     "rra-run-record-1.0.schema.json": "fa66dc97cf7a70e2b7709d5f565857596efbccadf8d83c746c7e343174b94029",
 }
 
@@ -122,6 +123,22 @@ def test_fields_added_in_1_1_are_marked_and_absent_from_1_0() -> None:
         _, _, definition, _, field = pointer.split("/")
         assert field not in old["$defs"][definition]["properties"], f"{field} exists in 1.0"
     # Every field of 1.0 is still there in 1.1 (a minor version only adds).
+    for definition, body in old["$defs"].items():
+        for field in body.get("properties", {}):
+            assert field in new["$defs"][definition]["properties"], f"{definition}.{field} was removed"
+
+
+def test_fields_added_in_1_2_are_marked_and_1_1_kept() -> None:
+    new = json.loads((ROOT / "schemas" / "rra-manifest-1.2.schema.json").read_text())
+    old = json.loads((ROOT / "schemas" / "rra-manifest-1.1.schema.json").read_text())
+    marks = {k: v for k, v in _added_marks(new).items() if v == "1.2"}
+    assert marks == {"/$defs/Claim/properties/kind": "1.2"}
+    assert "kind" not in old["$defs"]["Claim"]["properties"]
+    # The values of a claim widen (number, string, or a list of both); 1.1 said number.
+    assert old["$defs"]["Reported"]["properties"]["value"] == {"description": "The number as printed.",
+                                                               "title": "Value", "type": "number"}
+    kinds = [branch.get("type") for branch in new["$defs"]["Reported"]["properties"]["value"]["anyOf"]]
+    assert kinds == ["number", "string", "array"]
     for definition, body in old["$defs"].items():
         for field in body.get("properties", {}):
             assert field in new["$defs"][definition]["properties"], f"{definition}.{field} was removed"

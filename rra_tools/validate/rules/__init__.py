@@ -37,6 +37,6 @@ def check(*codes: str) -> Callable[[_F], _F]:
 
 def load_all() -> list[Check]:
     """Import every rule module (registering its checks) and return the registry."""
-    from . import experiments, extensions, files, guide, levels, patches, pinning, references, unfinished  # noqa: F401
+    from . import experiments, extensions, files, guide, kinds, levels, patches, pinning, references, unfinished  # noqa: F401
 
     return CHECKS

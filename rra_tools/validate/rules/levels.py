@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ...answers import AnswerError, answer_mismatch, parse_answer
 from ...intervals import aggregate
 from ...io.paths import resolve_inside
 from ...io.run_records import is_successful, read_run_record
@@ -99,6 +100,10 @@ def _claim_reason(claim: Mapping[str, Any], good: Mapping[str, list[Mapping[str,
     ident, launcher = claim.get("id"), claim.get("launcher")
     if not isinstance(ident, str):
         return  # the schema layer reports the malformed id
+    kind = claim.get("kind", "number")
+    if kind in ("string", "set", "list"):
+        yield from _answer_reason(claim, ident, kind, good.get(launcher, []) if isinstance(launcher, str) else [])
+        return
     values = []
     for record in good.get(launcher, []) if isinstance(launcher, str) else []:
         metrics = record.get("metrics")
@@ -120,6 +125,35 @@ def _claim_reason(claim: Mapping[str, Any], good: Mapping[str, list[Mapping[str,
         return
     if not interval.contains(obtained):
         yield (f"claim {ident!r}: obtained {obtained:.6g} lies outside [{interval.low:.6g}, {interval.high:.6g}]")
+
+
+def _answer_reason(claim: Mapping[str, Any], ident: str, kind: str,
+                   records: list[Mapping[str, Any]]) -> Iterator[str]:
+    """Why a string, set or list claim is not reproduced: every successful record's answer must
+    match the reported one (spec/04-levels.md#levels); run records of this version hold numbers."""
+    reported = claim.get("reported")
+    try:
+        expected = parse_answer(reported.get("value") if isinstance(reported, Mapping) else None, kind)
+    except AnswerError:
+        yield f"claim {ident!r} has no valid reported answer"
+        return
+    precision = reported.get("precision") if isinstance(reported, Mapping) else 0
+    answers = []
+    for record in records:
+        metrics = record.get("metrics")
+        if isinstance(metrics, Mapping) and ident in metrics:
+            try:
+                answers.append(parse_answer(metrics[ident], kind))
+            except AnswerError:
+                continue
+    if not answers:
+        yield f"claim {ident!r} (kind {kind}) has no answer in the run records, which hold numbers only"
+        return
+    for answer in answers:
+        why = answer_mismatch(kind, expected, answer, precision if isinstance(precision, int) else 0)
+        if why is not None:
+            yield f"claim {ident!r}: an obtained answer does not match: {why}"
+            return
 
 
 def levels_met(ctx: Context) -> list[str]:
