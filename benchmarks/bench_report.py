@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of ``rra bench report`` on 10,000 cells.
+"""Benchmark of ``rra bench report`` on 10,000 cells, and at a real benchmark's two sizes.
 
 Usage::
 
@@ -14,6 +14,10 @@ bootstrap resamples per group, five matplotlib plots, HTML, Markdown and JSON wr
 figure is the median wall time, with the CPU time (user + system, what a loaded machine
 disturbs least) beside it. Target (issue 13): < 3 s. Exits 0 whether or not the target is met;
 the last line says which.
+
+Two more sizes are timed the same way (issue 23 item 9, the sizes the browser test renders):
+36 papers × 8 reproducers × 2 conditions × 3 repeats = 1,728 cells without cost and with
+refuted findings, and 1,029 tasks (147 papers × 7) × 2 reproducers × 2 conditions = 4,116 cells.
 """
 
 from __future__ import annotations
@@ -75,6 +79,18 @@ def main() -> None:
     print(f"rra bench report 10k    wall {wall:.3f} s  cpu {cpu:.3f} s  (runs: {', '.join(f'{w:.2f}' for w in walls)})")
     html = (WORK / "out" / "report.html").stat().st_size
     print(f"report.html {html / 1e6:.2f} MB, load now {os.getloadavg()[0]:.1f}")
+    agents = tuple(f"{kind}-agent-{i}" for i, kind in enumerate(("honest", "honest", "honest", "sloppy", "sloppy",
+                                                                   "cheating", "slow", "honest")))
+    for name, size in (("1,728 cells", synthetic_results(36, 1, repeats=3, reproducers=agents, usage=False,
+                                                         refuted=0.9)),
+                       ("1,029 tasks", synthetic_results(147, 7, repeats=1, reproducers=agents[:2]))):
+        path = WORK / f"results-{len(size['cells'])}.json"
+        path.write_text(json.dumps(size), encoding="utf-8")
+        out = WORK / f"out-{len(size['cells'])}"
+        warm_bytecode([RRA, "bench", "report", str(path), "-o", str(out)])
+        w, c = _time([RRA, "bench", "report", str(path), "-o", str(out)], runs)
+        print(f"rra bench report {name:<12} wall {statistics.median(w):.3f} s  cpu {statistics.median(c):.3f} s  "
+              f"({len(size['cells'])} cells; report.html {(out / 'report.html').stat().st_size / 1e6:.2f} MB)")
     print(f"target < {TARGET_S:g} s: {'met' if wall < TARGET_S else 'NOT met'} (wall), "
           f"{'met' if cpu < TARGET_S else 'NOT met'} (cpu)")
 
