@@ -255,7 +255,7 @@ def prepare_cell(cell: Cell, bench: BenchRun) -> PreparedCell | CellResult:
                                          infrastructure=InfrastructureKind.SETUP, workspace=rel_ws))
     transformation = None if made.transformation is None else made.transformation.model_dump(exclude_none=True)
     claim = next(c for c in task.artifact.manifest.claims if c.id == task.task.claim)
-    leaked = leaks(workspace, reference_pattern(task.values, task.precision, [claim.reported.value]))
+    leaked = leaks(workspace, reference_pattern(task.values, task.precision, [claim.reported.value], claim.extract.scale))
     if leaked:
         rel, form = leaked[0]
         return _store(directory, _result(cell, AttemptState.INFRASTRUCTURE_FAILURE,

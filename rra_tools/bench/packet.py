@@ -86,7 +86,8 @@ def export_packets(taskset: LoadedTaskSet, people: Sequence[str], out: Path, *, 
         target = out / rel
         made = prepare_workspace(taskset, task, condition, target, out / ".cache" / "raw")
         claim = next(c for c in task.artifact.manifest.claims if c.id == task.task.claim)
-        leaked = leaks(target, reference_pattern(task.values, task.precision, [claim.reported.value]))
+        leaked = leaks(target, reference_pattern(task.values, task.precision, [claim.reported.value],
+                                                 claim.extract.scale))
         if leaked:
             shutil.rmtree(out / "packets")
             raise BenchError(f"the packet of {person} for {key} ({condition}) would hold the reference value "
