@@ -87,6 +87,13 @@ MODULES: dict[str, list[str]] = {
                                            "tests/unit/test_conformance.py"],
     "rra_tools/validate/rules/references.py": ["tests/unit/test_rules.py", "tests/unit/test_rules_equivalence.py",
                                                "tests/unit/test_conformance.py"],
+    # Trust-critical modules of issue 23 item 11 (the verdicts of packets, the review, claim detection).
+    "rra_tools/bench/packet.py": ["tests/unit/test_bench_packet.py", "tests/acceptance/test_bench_packet.py"],
+    "rra_tools/builder/review_checks.py": ["tests/unit/test_builder_review_checks.py", "tests/unit/test_builder_review.py",
+                                           "tests/acceptance/test_builder_review.py"],
+    "rra_tools/builder/detect/claims.py": ["tests/unit/test_builder_detect_claims.py", "tests/unit/test_builder_detect.py",
+                                           "tests/unit/test_builder_detect_extras.py",
+                                           "tests/unit/test_builder_draft_claims.py"],
 }
 
 #: Mutants that cannot change behaviour, by module and "function: before -> after", with the
@@ -189,6 +196,28 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         **{f"_inline: 0 -> 1 ({n})": "cut < 0 or cut < 1 where rest starts with '-' or another character of "
                                      "_PLAIN_FIRST, never a space: ' #' is never found at 0"
            for n in ("#2", "#3")},
+    },
+    "rra_tools/bench/packet.py": {
+        "export_packets: True -> False (#4)": "made.transformation.model_dump(exclude_none=True) or False: no field of "
+                                              "Transformation can be None (without, tree_digest, removed, reverted, "
+                                              "fields), so the kept state file holds the same JSON",
+    },
+    "rra_tools/builder/review_checks.py": {
+        "_order: 1 -> 2 (#3)": "a record without a repeat ordered at -1 or -2 among its seed's records: every other "
+                               "repeat is 0 or more (the run record's 'repeat' has ge=0), so both come first; they "
+                               "differ only beside a repeat of -1, which no valid record has",
+    },
+    "rra_tools/builder/detect/claims.py": {
+        **{k: "the loop over files stops at the cap, or goes on past it: detect_claims returns "
+              "found[:MAX_CANDIDATES] either way, so only how many more files are read changes"
+           for k in ("detect_claims: len(found) >= MAX_CANDIDATES -> len(found) > MAX_CANDIDATES",
+                     "detect_claims: break -> continue")},
+        "table_numbers: 1 -> 2": "index + 1 < len(lines) read as index + 2 < len(lines): the header it then never "
+                                 "looks at, on the last line but one, could only have its separator on the last "
+                                 "line and no row under it, so no cell",
+        "latex_table_numbers: 0 -> 1 (#4)": "the else of 'lead.end() if lead else 0': re.match of a pattern that "
+                                            "repeats with '*' always matches (the empty string at least), so lead "
+                                            "is never None",
     },
     "rra_tools/io/links.py": {
         "problems: continue -> break": "unreachable: add() gives every node it lists a target, and nothing sets "
