@@ -291,7 +291,9 @@ def answers_match(kind: str, expected: Answer, got: Answer | float, precision: i
 class AnswerInterval(Interval):
     """The acceptance "interval" of a non-numeric task: its expected answer. It takes the place
     of an :class:`Interval` wherever a task carries one (``ResolvedTask.interval``), so that the
-    scorer's one call decides both kinds; its bounds are NaN (no range of numbers is accepted)."""
+    scorer's one call decides both kinds. No range of numbers is accepted: its numeric fields are
+    zero (finite, so that results files and decoy values made from them stay valid JSON), and
+    :meth:`contains` accepts only an answer that matches."""
 
     kind: str = "string"
     expected: Answer = ""
@@ -300,7 +302,7 @@ class AnswerInterval(Interval):
     @classmethod
     def of(cls, kind: str, expected: Answer, precision: int, n: int) -> AnswerInterval:
         """The interval of an answer of ``kind`` from ``n`` reference observations."""
-        return cls(math.nan, math.nan, 0.0, tolerance(precision), n, kind, expected, precision)
+        return cls(0.0, 0.0, 0.0, tolerance(precision), n, kind, expected, precision)
 
     def contains(self, value: object) -> bool:
         """Whether ``value`` matches the expected answer."""

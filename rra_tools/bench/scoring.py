@@ -1,12 +1,18 @@
 """Scoring one submitted value: parse failure, missing value, audit violation, outside the
-interval or success, each reported apart; and totals in which every cell counts."""
+interval or success, each reported apart; and totals in which every cell counts.
+
+A task whose claim is of kind string, set or list (RRA 1.2) has an :class:`AnswerInterval`, its
+expected answer, for an interval: a value of the kind's shape that does not match it is
+``outside_interval`` (the detail says what differs), one of another shape (a number for a list, a
+string for a number claim) a ``parse_failure``, as a string for a number claim always was."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..answers import Answer, AnswerInterval, answer_text
 from ..intervals import Interval
-from .submissions import Entry
+from .submissions import AnswerEntry, Entry
 from ..model.bench_results import RUN_STATES, AttemptState, AuditFinding, CellResult, GroupTotals, Totals
 
 __all__ = ["group_totals", "score_value", "totals"]
@@ -15,8 +21,8 @@ __all__ = ["group_totals", "score_value", "totals"]
 _SUCCESS, _OUTSIDE = AttemptState.SUCCESS.value, AttemptState.OUTSIDE_INTERVAL.value
 
 
-def score_value(task: str, interval: Interval, entry: Entry | str | None,
-                findings: Sequence[AuditFinding], evidence: float | None = None,
+def score_value(task: str, interval: Interval, entry: Entry | AnswerEntry | str | None,
+                findings: Sequence[AuditFinding], evidence: float | Answer | None = None,
                 ) -> tuple[str, float | None, bool | None, str | None]:
     """(state, value, inside, detail) of the value submitted for ``task`` (None: no entry; a string:
     why the entry does not parse); the state is an :class:`AttemptState` value (a string: reading
@@ -31,6 +37,8 @@ def score_value(task: str, interval: Interval, entry: Entry | str | None,
         return AttemptState.MISSING_VALUE.value, None, None, f"the submission has no value for task {task!r}"
     if isinstance(entry, str):
         return AttemptState.PARSE_FAILURE.value, None, None, entry
+    if isinstance(entry, AnswerEntry) or isinstance(interval, AnswerInterval) or isinstance(evidence, (str, tuple)):
+        return _score_answer(interval, entry, findings, evidence)
     value = entry.value
     judged = value if evidence is None else evidence
     inside = interval.contains(judged)
@@ -43,6 +51,34 @@ def score_value(task: str, interval: Interval, entry: Entry | str | None,
         return _SUCCESS, value, True, None
     shown = f"{value!r}" if judged == value else f"the evidence's {judged!r} (submitted as {value!r})"
     return (_OUTSIDE, value, False, f"{shown} is outside [{interval.low!r}, {interval.high!r}]")
+
+
+def _score_answer(interval: Interval, entry: Entry | AnswerEntry, findings: Sequence[AuditFinding],
+                  evidence: float | Answer | None) -> tuple[str, float | None, bool | None, str | None]:
+    """:func:`score_value` of a task whose claim is not a number, or of an answer given for a task
+    whose claim is."""
+    if not isinstance(interval, AnswerInterval):
+        assert isinstance(entry, AnswerEntry)
+        return AttemptState.PARSE_FAILURE.value, None, None, entry.not_a_number()
+    value = entry.value
+    shape = str if interval.kind == "string" else tuple
+    if not isinstance(value, shape) and not (shape is str and isinstance(value, float)):
+        what = "a number" if isinstance(value, float) else "a string" if isinstance(value, str) else "a JSON array"
+        wanted = "a string" if shape is str else "a JSON array"
+        return (AttemptState.PARSE_FAILURE.value, None, None,
+                f"value {value!r} is {what}, not {wanted}: the claim is of kind {interval.kind}")
+    judged = value if evidence is None else evidence
+    why = interval.mismatch(judged)
+    number = value if isinstance(value, float) else None
+    confirmed = [f for f in findings if f.confirmed] if findings else findings
+    if confirmed:
+        first = confirmed[0]
+        more = f" (and {len(confirmed) - 1} more)" if len(confirmed) > 1 else ""
+        return AttemptState.AUDIT_VIOLATION.value, number, why is None, f"{first.kind}: {first.detail}{more}"
+    if why is None:
+        return _SUCCESS, number, True, None
+    shown = "" if judged == value else f"the evidence's answer (submitted as {answer_text(value)}): "
+    return _OUTSIDE, number, False, f"{shown}{why}"
 
 
 def totals(states: Iterable[str], listed: Sequence[AttemptState] = RUN_STATES) -> Totals:

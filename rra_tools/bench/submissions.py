@@ -16,9 +16,10 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
+from ..answers import Answer, AnswerError, parse_answer
 from ..model.submission import DeclaredChange, Submission, SubmittedValue, Usage
 
-__all__ = ["MAX_SUBMISSION_BYTES", "Entry", "EvidencePaths", "ReadSubmission", "read_submission"]
+__all__ = ["MAX_SUBMISSION_BYTES", "AnswerEntry", "Entry", "EvidencePaths", "ReadSubmission", "read_submission"]
 
 #: A submission larger than this is not read (a parse failure).
 MAX_SUBMISSION_BYTES = 256 * 1024 * 1024
@@ -35,8 +36,9 @@ class ReadSubmission:
     repeat: int | None = None
     usage: Usage | None = None
     changes: list[DeclaredChange] = field(default_factory=list)
-    #: Task key -> its entry, or why the entry cannot be read.
-    values: dict[str, Entry | str] = field(default_factory=dict)
+    #: Task key -> its entry (a number, or a string or list answer: :class:`AnswerEntry`), or why
+    #: the entry cannot be read.
+    values: dict[str, Entry | AnswerEntry | str] = field(default_factory=dict)
 
 
 def _message(exc: ValidationError) -> str:
@@ -72,6 +74,25 @@ class Entry(NamedTuple):
     evidence: EvidencePaths | None
 
 
+class AnswerEntry(NamedTuple):
+    """A submitted answer that is not a number (RRA 1.2, claims of kind string, set or list): a
+    string, or a JSON array read as a tuple of numbers and strings. Only a task whose claim is of
+    such a kind scores it (:func:`rra_tools.bench.scoring.score_value`); for a number claim it is a
+    parse failure, as a string value always was."""
+
+    task: str
+    value: Answer
+    evidence: EvidencePaths | None
+    #: Its place in the submission's 'values' (a parse failure names it: 'values/3: ...').
+    position: int = 0
+
+    def not_a_number(self) -> str:
+        """Why it is no value of a number claim (the parse failure's detail)."""
+        if isinstance(self.value, str):
+            return f"values/{self.position}: value {self.value!r} is a string, not a JSON number"
+        return f"values/{self.position}: value {json.dumps(list(self.value))[:80]} is a JSON array, not a JSON number"
+
+
 def _plain_entry(raw: dict[str, Any]) -> Entry | None:
     """The entry when it has the plain shape the schema allows, checked here; None otherwise (the
     model then validates it and words the error)."""
@@ -89,15 +110,16 @@ def _plain_entry(raw: dict[str, Any]) -> Entry | None:
     return Entry(task, float(value), paths)
 
 
-def _entry(raw: object) -> tuple[str | None, Entry | str]:
+def _entry(raw: object, index: int = 0) -> tuple[str | None, Entry | AnswerEntry | str]:
     task = raw.get("task") if isinstance(raw, dict) else None
     key = task if isinstance(task, str) else None
     if isinstance(raw, dict):
         plain = _plain_entry(raw)
         if plain is not None:
             return key, plain
-    if isinstance(raw, dict) and isinstance(raw.get("value"), str):
-        return key, f"value {raw['value']!r} is a string, not a JSON number"
+    if isinstance(raw, dict) and isinstance(raw.get("value"), list) and any(isinstance(v, bool) for v in raw["value"]):
+        # pydantic would take true for 1.0 in a list as well.
+        return key, f"value {json.dumps(raw['value'])[:80]} holds a boolean, not a number or a string"
     if isinstance(raw, dict) and isinstance(raw.get("value"), bool):
         # pydantic would take true for 1.0: a boolean is not a value.
         return key, f"value {json.dumps(raw['value'])} is a boolean, not a number"
@@ -105,11 +127,18 @@ def _entry(raw: object) -> tuple[str | None, Entry | str]:
         model = SubmittedValue.model_validate(raw)
     except ValidationError as exc:
         return key, f"entry is invalid {_message(exc)}"
-    if not math.isfinite(model.value):
+    if isinstance(model.value, float) and not math.isfinite(model.value):
         return key, f"value {model.value!r} is not finite"
     ev = model.evidence
-    return key, Entry(model.task, model.value,
-                      None if ev is None else EvidencePaths(ev.run_record, ev.output, ev.script))
+    paths = None if ev is None else EvidencePaths(ev.run_record, ev.output, ev.script)
+    value = model.value
+    if isinstance(value, (str, list)):
+        try:
+            answer = parse_answer(value, "string" if isinstance(value, str) else "list")
+        except AnswerError as exc:
+            return key, f"value: {exc}"
+        return key, AnswerEntry(model.task, answer, paths, index)
+    return key, Entry(model.task, value, paths)
 
 
 def _read_regular(path: Path) -> bytes | str:
@@ -179,7 +208,7 @@ def read_submission(path: Path) -> ReadSubmission:
     out.reproducer, out.condition, out.repeat = head.reproducer, head.condition, head.repeat
     out.usage, out.changes = head.usage, list(head.changes)
     for index, raw in enumerate(entries):
-        key, entry = _entry(raw)
+        key, entry = _entry(raw, index)
         if key is None:
             continue  # an entry naming no task cannot be given to one; it counts as no value
         if isinstance(entry, str):

@@ -17,10 +17,12 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ..answers import Answer, AnswerError, AnswerInterval, answer_mismatch, parse_answer
 from ..intervals import Interval, acceptance_interval
 from ..io.artifact import Artifact, load_artifact
 from ..io.errors import InputError, LoadError
 from ..io.manifest import load_manifest_bytes, read_manifest_bytes
+from ..model.claims import ClaimValue
 from ..model.taskset import (
     MIN_OBSERVATIONS,
     PARTS,
@@ -60,6 +62,9 @@ class ResolvedTask:
     precision: int = 0
     #: The manifest digest of an artifact named by an OCI reference (its tree is the cache's).
     digest: str | None = None
+    #: The claim's kind (RRA 1.2): 'number', or 'string', 'set', 'list', whose ``interval`` is an
+    #: :class:`~rra_tools.answers.AnswerInterval` (the expected answer) and ``values`` empty.
+    kind: str = "number"
 
     @property
     def key(self) -> str:
@@ -288,16 +293,69 @@ def _resolve(path: Path, paper: str, experiment: str, task: Task,
         known = ", ".join(repr(c.id) for c in artifact.manifest.claims) or "none"
         raise BenchError(f"{name}: artifact {task.artifact!r} has no claim {task.claim!r} (it has {known})")
     key = f"{paper}/{experiment}/{task.id}"
+    raw: list[ClaimValue]
     if task.reference is not None:
-        values, source = [o.value for o in task.reference], "task"
+        raw, source = [o.value for o in task.reference], "task"
     elif key in private:
-        values, source = [o.value for o in private[key]], "references"
+        raw, source = [o.value for o in private[key]], "references"
+    elif claim.kind != "number":
+        raw, source = _manifest_answers(artifact, task.claim), "manifest"
     else:
-        values, source = [o.value for o in claim.reference.observations], "manifest"
-    if len(values) < MIN_OBSERVATIONS:
-        raise BenchError(f"{name}: claim {task.claim!r} has {len(values)} reference observation(s) in its "
+        raw, source = [o.value for o in claim.reference.observations], "manifest"
+    if len(raw) < MIN_OBSERVATIONS:
+        raise BenchError(f"{name}: claim {task.claim!r} has {len(raw)} reference observation(s) in its "
                          f"manifest; a task needs at least {MIN_OBSERVATIONS}",
                          "give the task its own 'reference' observations")
-    interval = acceptance_interval(values, claim.reported.precision)
+    precision = claim.reported.precision
+    if claim.kind != "number":
+        answers = _answer_interval(name, claim.kind, raw, precision, source)
+        return ResolvedTask(paper, experiment, task, artifact, claim.launcher, answers, source, (), precision, digest,
+                            claim.kind)
+    values: list[float] = []
+    for i, value in enumerate(raw):
+        if not isinstance(value, float):
+            raise BenchError(f"{name}: reference observation {i} ({_where(source)}) is {value!r}, not a number: "
+                             f"claim {task.claim!r} is of kind number", "give the claim's kind in its manifest, or "
+                             "numbers as observations")
+        values.append(value)
+    interval = acceptance_interval(values, precision)
     return ResolvedTask(paper, experiment, task, artifact, claim.launcher, interval, source, tuple(values),
-                        claim.reported.precision, digest)
+                        precision, digest)
+
+
+def _where(source: str) -> str:
+    return {"task": "in the task set", "references": "in the references file"}.get(source, "in the manifest")
+
+
+def _manifest_answers(artifact: Artifact, claim_id: str) -> list[ClaimValue]:
+    """The observed answers of a string, set or list claim, as the manifest writes them (the run
+    path's view holds numbers only)."""
+    claims = artifact.data.get("claims") if isinstance(artifact.data, Mapping) else None
+    for claim in claims if isinstance(claims, list) else []:
+        if isinstance(claim, Mapping) and claim.get("id") == claim_id:
+            reference = claim.get("reference")
+            observations = reference.get("observations") if isinstance(reference, Mapping) else None
+            return [o["value"] for o in observations if isinstance(o, Mapping) and "value" in o] \
+                if isinstance(observations, list) else []
+    return []
+
+
+def _answer_interval(name: str, kind: str, raw: list[ClaimValue], precision: int, source: str) -> AnswerInterval:
+    """The expected answer of a task whose claim is of ``kind`` (string, set, list): the answer
+    its reference observations give, each the same (spec/02-manifest.md#kinds); BenchError
+    naming the observation that does not fit the kind or gives another answer."""
+    answers: list[Answer] = []
+    for i, value in enumerate(raw):
+        try:
+            answers.append(parse_answer(value, kind))
+        except AnswerError as exc:
+            raise BenchError(f"{name}: reference observation {i} ({_where(source)}) is no answer of kind {kind}: "
+                             f"{exc}") from None
+    expected = answers[0]
+    for i, answer in enumerate(answers[1:], start=1):
+        why = answer_mismatch(kind, expected, answer, precision)
+        if why is not None:
+            raise BenchError(f"{name}: reference observation {i} ({_where(source)}) gives another answer than "
+                             f"observation 0: {why}", "a task whose claim is not a number is scored by one expected "
+                             "answer: its observations must agree")
+    return AnswerInterval.of(kind, expected, precision, len(answers))

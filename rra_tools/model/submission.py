@@ -8,7 +8,7 @@ relative to the attempt's workspace: evidence outside it does not count (the aud
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Union
 
 from pydantic import Field, StringConstraints
 
@@ -35,8 +35,10 @@ class SubmittedValue(RRAModel):
     """The value a reproducer obtained for one task."""
 
     task: TaskKey
-    value: float = Field(allow_inf_nan=False,
-                         description="The claim's value, after extraction and scaling, as a JSON number.")
+    value: Union[Annotated[float, Field(allow_inf_nan=False)], str, list[Union[Annotated[float, Field(
+        allow_inf_nan=False)], str]]] = Field(
+        description="The claim's value, after extraction and scaling, as a JSON number; for a task whose claim is of "
+        "kind string, set or list (RRA 1.2), the answer: a string, or an array of numbers and strings.")
     evidence: Evidence | None = Field(default=None, description="What the value rests on.")
 
 

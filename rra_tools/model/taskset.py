@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import Enum
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import Field, StringConstraints, model_validator
 
@@ -158,7 +158,10 @@ class Ablation(RRAModel):
 class BenchObservation(RRAModel):
     """One independent reference value of the task's claim, with where it came from."""
 
-    value: float = Field(allow_inf_nan=False, description="The value, after extraction and scaling.")
+    value: Union[Annotated[float, Field(allow_inf_nan=False)], Text, list[Union[Annotated[float, Field(
+        allow_inf_nan=False)], Text]]] = Field(
+        description="The value, after extraction and scaling; for a claim of kind string, set or list (RRA 1.2), "
+        "the answer: a string, or a list of numbers and strings.")
     by: Text = Field(description="Who made the run (a person, a lab or a tool).")
     machine: Text = Field(description="The machine it ran on (hardware and software, in words).")
     code: CodeCondition = Field(description="'raw' (upstream code) or 'refined' (the RRA).")

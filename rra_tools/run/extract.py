@@ -1,4 +1,5 @@
-"""Reading a claim's number out of a declared output: JSON pointer, CSV cell, or regex.
+"""Reading a claim's number out of a declared output: JSON pointer, CSV cell, or regex; and the
+answer of a claim of another kind (string, set, list: :func:`extract_answer`, RRA 1.2).
 
 Every failure is an :class:`ExtractError` with a message that names the output and what was
 wrong with it; extraction never raises anything else for bad file contents.
@@ -14,12 +15,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..answers import Answer, AnswerError, as_decimal, parse_answer, split_elements
 from ..errors import ExitStatus, RRAError
 from ..io.manifest_view import ExtractSpec as Extract
 from ..model.regex import compile_pattern, normalise_newlines
 
-__all__ = ["MAX_EXTRACT_BYTES", "ExtractError", "extract_value", "json_pointer", "parse_json_output",
-           "value_from_json"]
+__all__ = ["MAX_EXTRACT_BYTES", "ExtractError", "answer_from_json", "extract_answer", "extract_value", "json_pointer",
+           "parse_json_output", "value_from_json"]
 
 #: Outputs larger than this are not read for metrics.
 MAX_EXTRACT_BYTES = 256 * 1024 * 1024
@@ -128,6 +130,12 @@ def extract_value(path: Path, rule: Extract) -> float:
 
 
 def _csv_value(text: str, rule: Extract) -> float:
+    cell, where = _csv_cell(text, rule)
+    return _number(cell, where)
+
+
+def _csv_cell(text: str, rule: Extract) -> tuple[str, str]:
+    """The text of the CSV cell ``rule`` selects, and where it is (for a message)."""
     spec = rule.csv
     assert spec is not None
     try:
@@ -151,10 +159,16 @@ def _csv_value(text: str, rule: Extract) -> float:
         if not -len(rows) <= index < len(rows):
             raise ExtractError(f"has {len(rows)} data rows; row_index {index} is out of range")
         row, where = rows[index], f"column {spec.column!r} of row {index}"
-    return _number(row.get(spec.column) or "", where)
+    return row.get(spec.column) or "", where
 
 
 def _regex_value(text: str, rule: Extract) -> float:
+    group, where = _regex_group(text, rule)
+    return _number(group, where)
+
+
+def _regex_group(text: str, rule: Extract) -> tuple[str, str]:
+    """The text of the group ``rule``'s regex captures, and where it is (for a message)."""
     spec = rule.regex
     assert spec is not None
     try:
@@ -173,4 +187,48 @@ def _regex_value(text: str, rule: Extract) -> float:
             break
     if found is None:
         raise ExtractError(f"has no match for regex {spec.pattern!r}")
-    return _number(found.group(spec.group) or "", f"the {spec.occurrence} match of {spec.pattern!r}")
+    return found.group(spec.group) or "", f"the {spec.occurrence} match of {spec.pattern!r}"
+
+
+def answer_from_json(document: Any, rule: Extract, kind: str) -> Answer:
+    """The answer of ``kind`` ('string', 'set' or 'list') that ``rule`` (a JSON-pointer rule) reads
+    from the parsed ``document``: a string, or an array of numbers and strings (numbers times
+    ``rule.scale``)."""
+    assert rule.json_pointer is not None
+    node = json_pointer(document, rule.json_pointer)
+    try:
+        return parse_answer(node, kind, rule.scale)
+    except AnswerError as exc:
+        raise ExtractError(f"the value at {rule.json_pointer!r}: {exc}") from None
+
+
+def extract_answer(path: Path, rule: Extract, kind: str) -> Answer:
+    """The answer of a claim of ``kind`` ('string', 'set' or 'list') in the output file ``path``,
+    read by ``rule`` as spec/02-manifest.md#kinds says: the JSON value at the pointer, or the text
+    of the CSV cell or regex group (a set or list: a JSON array when it starts with '[', else
+    items separated by commas; an item that reads as a number is one, times ``rule.scale``).
+    Compare it with the expected answer by :func:`rra_tools.answers.answer_mismatch`.
+
+    >>> import tempfile, pathlib
+    >>> from rra_tools.io.manifest_view import ExtractSpec, RegexSpec
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "run.log"
+    >>> _ = log.write_text("best: adam, 0.5\\n")
+    >>> extract_answer(log, ExtractSpec(stream="stdout", regex=RegexSpec("^best: (.*)$"), scale=100), "list")
+    ('adam', 50.0)
+    """
+    if rule.json_pointer is not None:
+        return answer_from_json(parse_json_output(path), rule, kind)
+    text = _read_text(path)
+    if rule.csv is not None:
+        found, where = _csv_cell(text, rule)
+    elif rule.regex is not None:
+        found, where = _regex_group(text, rule)
+    else:
+        raise ExtractError("the claim's extract gives no method (json_pointer, csv or regex)")
+    try:
+        if kind == "string":
+            return parse_answer(found.strip(), kind)
+        items = [number if (number := as_decimal(item)) is not None else item for item in split_elements(found)]
+        return parse_answer(items, kind, rule.scale)
+    except AnswerError as exc:
+        raise ExtractError(f"{where}: {exc}") from None

@@ -10,7 +10,7 @@ from typing import Any, get_args
 
 import pytest
 
-from rra_tools.bench.submissions import Entry, EvidencePaths, read_submission
+from rra_tools.bench.submissions import AnswerEntry, Entry, EvidencePaths, read_submission
 from rra_tools.bench.workspace import number_forms, reference_pattern
 from rra_tools.model.bench_results import AttemptState, StateName
 from rra_tools.model.taskset import CONDITION_PATTERN, CodeCondition, condition_name
@@ -44,7 +44,9 @@ def test_entries_are_read_one_by_one(tmp_path: Path) -> None:
     read = read_submission(_write(tmp_path, {"submission_version": "1.0", "values": values}))
     assert read.error is None
     assert read.values["p/e/a"] == Entry("p/e/a", 1.0, EvidencePaths("runs/r/record.json", "o.json", None))
-    assert read.values["p/e/b"] == "values/1: value '0.5' is a string, not a JSON number"
+    # A string is an answer (RRA 1.2 kinds); scoring refuses it for a number claim with this detail.
+    assert read.values["p/e/b"] == AnswerEntry("p/e/b", "0.5", None, 1)
+    assert read.values["p/e/b"].not_a_number() == "values/1: value '0.5' is a string, not a JSON number"
     assert read.values["p/e/c"] == "values/2: value true is a boolean, not a number"
     assert read.values["p/e/d"] == ("values/3: entry is invalid (Value error, unknown field(s) ['extra']; "
                                     "extensions must start with 'x-')")
