@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from ..io.digest import hash_files, sha256_file
+from ..io.manifest_view import ClaimSpec
 from ..io.paths import PathIssue, resolve_inside
 from ..model.vocab import RECORD_VERSION, Executor, RunStatus
 from .gpus import GpuInfo
-from .extract import ExtractError, extract_value
+from .extract import ExtractError, extract_answer, extract_value
 from .journal import commit_record
 from .host import env_site_dirs, host_fingerprint, lock_match, package_set
 from .tree import OutputState, Snapshot, output_state, stray_writes, take_snapshot
@@ -159,7 +160,9 @@ def claim_metrics(plan: RunPlan, paths: Mapping[str, Path], messages: list[str],
     """Metrics of this launcher's claims; the flag says whether every claim got its value.
 
     A claim that reads a stream (``extract.stream``) reads the run's captured log in
-    ``directory``, as written (secrets already redacted)."""
+    ``directory``, as written (secrets already redacted). A claim of kind string, set or list
+    (RRA 1.2) must have its answer in the output too, but records hold numbers only: its answer
+    stays in the output, whose digest the record gives (spec/04-levels.md#levels)."""
     metrics: dict[str, float] = {}
     complete = True
     declared = {ident: rel for ident, rel, _ in plan.outputs}
@@ -173,7 +176,7 @@ def claim_metrics(plan: RunPlan, paths: Mapping[str, Path], messages: list[str],
                 complete = False
                 continue
             try:
-                metrics[claim.id] = extract_value(directory / f"{stream}.log", claim.extract)
+                _read(claim, directory / f"{stream}.log", metrics)
             except ExtractError as exc:
                 messages.append(f"claim {claim.id!r}: the run's {stream} {exc}")
                 complete = False
@@ -188,11 +191,20 @@ def claim_metrics(plan: RunPlan, paths: Mapping[str, Path], messages: list[str],
             complete = False
             continue
         try:
-            metrics[claim.id] = extract_value(paths[out], claim.extract)
+            _read(claim, paths[out], metrics)
         except ExtractError as exc:
             messages.append(f"claim {claim.id!r}: output {out!r} ({declared[out]}) {exc}")
             complete = False
     return metrics, complete
+
+
+def _read(claim: ClaimSpec, path: Path, metrics: dict[str, float]) -> None:
+    """The claim's number into ``metrics``; for a claim of another kind, only the check that its
+    answer is there (ExtractError when it is not)."""
+    if claim.kind == "number":
+        metrics[claim.id] = extract_value(path, claim.extract)
+    else:
+        extract_answer(path, claim.extract, claim.kind)
 
 
 def log_file(directory: Path, stream: str) -> dict[str, Any]:

@@ -221,3 +221,44 @@ def test_reproduced_level_is_not_met_by_a_non_numeric_claim_without_answers() ->
     assert list(_claim_reason(claim, {"train": [{"metrics": {"acc": "adamw."}}]})) == []
     assert list(_claim_reason(claim, {"train": [{"metrics": {"acc": "SGD"}}]})) == [
         "claim 'acc': an obtained answer does not match: 'SGD' does not match 'AdamW' (normalised: 'sgd' vs 'adamw')"]
+
+
+# rra run ------------------------------------------------------------------------------------
+
+def _answer_artifact(root: Path, body: str) -> Path:
+    """An artifact whose launcher writes ``body`` to out/m.json; claims: a number 'n' and a string 'best'."""
+    root.mkdir(parents=True)
+    claim = {"paper_location": {"table": "1"}, "launcher": "emit", "metric": {"name": "m", "unit": "", "direction": "higher"}}
+    observations = [{"value": v, "repeat": i, "fingerprint": {"hardware": "x", "software": "sh"}} for i, v in enumerate("aaa")]
+    (root / "rra.json").write_text(json.dumps({
+        "rra_version": "1.2", "id": "a", "title": "A", "paper": {"title": "A", "authors": [{"name": "T"}]},
+        "code": {"license": "MIT", "tree": {"path": "."}}, "environment": {"interpreter": {"version": "3.11"}},
+        "launchers": [{"id": "emit", "argv": ["sh", "emit.sh"], "stochastic": False, "repeats": 3,
+                       "resources": {"timeout_s": 60, "expected_runtime_s": 1},
+                       "outputs": [{"id": "m", "path": "out/m.json", "format": "json"}]}],
+        "claims": [{"id": "n", **claim, "extract": {"output": "m", "json_pointer": "/n"},
+                    "reported": {"value": 0.5, "precision": 1},
+                    "reference": {"observations": [{**o, "value": 0.5} for o in observations]}},
+                   {"id": "best", "kind": "string", **claim, "extract": {"output": "m", "json_pointer": "/best"},
+                    "reported": {"value": "a", "precision": 0}, "reference": {"observations": observations}}]}))
+    (root / "emit.sh").write_text(f"mkdir -p out && printf '%s' '{body}' > out/m.json\n")
+    return root
+
+
+@pytest.mark.parametrize("body, status, messages", [
+    ('{"n": 0.5, "best": "AdamW"}', "completed", []),
+    ('{"n": 0.5, "best": ["AdamW"]}', "failed",
+     ["claim 'best': output 'm' (out/m.json) the value at '/best': a JSON array is not a string (kind string)"]),
+    ('{"n": 0.5}', "failed", ["claim 'best': output 'm' (out/m.json) no member 'best' at '/best'"]),
+])
+def test_rra_run_checks_a_string_claims_answer_and_records_numbers_only(tmp_path: Path, body: str, status: str,
+                                                                         messages: list[str]) -> None:
+    from rra_tools.io.artifact import load_artifact
+    from rra_tools.run.local import RunOptions, execute
+    from rra_tools.run.plan import plan_runs
+
+    root = _answer_artifact(tmp_path / "art", body)
+    (plan, *_) = plan_runs(load_artifact(root), "emit")
+    result = execute(plan, RunOptions(kill_grace_s=0.5, gpus=[]))
+    record = json.loads(result.record_path.read_text())
+    assert (record["status"], record["metrics"], record["messages"]) == (status, {"n": 0.5}, messages)
