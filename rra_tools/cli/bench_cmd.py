@@ -573,3 +573,8 @@ bench.add_command(prompt_command)
 from .bench_inspect_cmd import import_inspect_command  # noqa: E402
 
 bench.add_command(import_inspect_command)
+
+# Other benchmarks' task files as task sets (CORE-Bench).
+from .bench_import_cmd import import_group  # noqa: E402
+
+bench.add_command(import_group)

@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+set -e
+python3 main.py
