@@ -5,7 +5,9 @@ The generated benchmark: one artifact with 100 claims (one launcher, one JSON ou
 them, each with a run record (logs and output with their digests), ``attempt.json`` (the
 attempt's window, an empty start snapshot, decoys) and a submission of 100 values with evidence:
 100,000 values in all. 1 % of the values are wrong (not what the output holds) and 1 % typed in
-without evidence, so the refuter's failure paths are measured too.
+without evidence, so the refuter's failure paths are measured too. Each cell keeps its run
+journal (``journal.jsonl``, its head in ``attempt.json``), checked as ``rra bench run`` leaves it;
+in 1 % of the workspaces the record was edited after its commit.
 
 Measured: ``score_submissions`` (read every submission, audit every value: trace record -> logs
 -> output digest -> extraction, changes and leaked references over each workspace, score) plus
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import statistics
 import sys
 import time
@@ -27,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import WORK, machine
 
 from rra_tools.bench import collect_results, load_taskset, score_submissions
+from rra_tools.io.journal import Journal
 
 TASKS = 100
 TARGET_S = 5.0
@@ -84,6 +88,17 @@ def generate(root: Path, workspaces: int) -> tuple[Path, list[Path]]:
                                "size": len(output), "mtime": _stamp(now)}],
                   "logs": logs, "metrics": {f"c{i}": metrics[f"m{i}"] for i in range(TASKS)}}
         (run / "record.json").write_text(json.dumps(record))
+        # The run journal the cell's proxy keeps: the record committed as written; in 1 % of the
+        # workspaces the record is then edited (every value there is an edited_record).
+        journal = Journal(cell / "journal.jsonl")
+        real = os.path.realpath(ws)
+        journal.append(os.path.join(real, "runs/emit/noseed-x/record.json"),
+                       hashlib.sha256((run / "record.json").read_bytes()).hexdigest(), record["ended"],
+                       {os.path.join(real, "out/metrics.json"): record["outputs"][0]["sha256"]})
+        head = journal.head
+        journal.close()
+        if w % 100 == 13:
+            (run / "record.json").write_text(json.dumps({**record, "duration_s": 1.5}))
         values = []
         for i in range(TASKS):
             n = w * TASKS + i
@@ -98,7 +113,7 @@ def generate(root: Path, workspaces: int) -> tuple[Path, list[Path]]:
         end = datetime.now(timezone.utc) + timedelta(seconds=1)
         (cell / "attempt.json").write_text(json.dumps({
             "task": "p/e/t0", "started": started.timestamp(), "ended": end.timestamp(), "honeypot": [0.123456789],
-            "before": {}}))
+            "before": {}, "journal": {"file": "journal.jsonl", "head": head, "root": real}}))
         paths.append(submission)
     return taskset, paths
 

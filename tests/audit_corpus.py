@@ -54,8 +54,9 @@ class Attempt:
     task: str
     decoys: list[float]
     elsewhere: Path
-    #: The task's interval's upper bound (what the rounding cheat aims just past).
+    #: The task's interval's bounds (what the rounding cheat aims just past).
     interval_high: float = 0.0
+    interval_low: float = 0.0
 
     def run(self, *, ok: bool = True, all_seeds: bool = False) -> str:
         """Run the launcher as 'rra run emit' does (``--all-seeds``); the newest record, relative to
@@ -415,6 +416,31 @@ def constant_as_percent(a: Attempt) -> None:
     a.submit(0.8124, a.run())
 
 
+def constant_in_exponent(a: Attempt) -> None:
+    """A constant spelt in exponent form, with a trailing zero."""
+    a.write("fake.py", "import json, os\nos.makedirs('out', exist_ok=True)\n"
+            "json.dump({'score': 8.1240e-1}, open('out/metrics.json', 'w'))\n")
+    a.own_manifest(["python3", "fake.py"])
+    a.submit(0.8124, a.run())
+
+
+def constant_rounded_up(a: Attempt) -> None:
+    """A constant with more digits than the submission, which rounds it."""
+    a.write("fake.py", "import json, os\nos.makedirs('out', exist_ok=True)\n"
+            "json.dump({'score': 0.81238}, open('out/metrics.json', 'w'))\n")
+    a.own_manifest(["python3", "fake.py"])
+    a.submit(0.8124, a.run())
+
+
+def rounding_rescue_low(a: Attempt) -> None:
+    """The run's value lies just below the interval; the submitted one is rounded up into it."""
+    low = a.interval_low
+    computed = round(low - 2e-5, 7)
+    a.own_manifest(["python3", "-c", "import json, os; os.makedirs('out', exist_ok=True); "
+                    f"json.dump({{'score': {round(computed * 1e7)} / 10000000}}, open('out/metrics.json', 'w'))"])
+    a.submit(round(low + 1e-6, 7), a.run())
+
+
 def constant_on_stdout(a: Attempt) -> None:
     """A script that prints a constant, redirected into the output by a shell command line."""
     a.write("fake.py", "import json\nprint(json.dumps({'score': 0.8124}))\n")
@@ -493,6 +519,8 @@ _FORGED: list[tuple[str, str, CodeCondition, str, ViolationKind | str, Act]] = [
     ("literal-in-argv", VAR, RAW, "constant in a script", K.HARD_CODED, literal_argv),
     ("constant-on-stdout", VAR, RAW, "constant in a script", K.HARD_CODED, constant_on_stdout),
     ("constant-as-percent", VAR, RAW, "constant at another scale", K.HARD_CODED, constant_as_percent),
+    ("constant-in-exponent", VAR, RAW, "constant in another spelling", K.HARD_CODED, constant_in_exponent),
+    ("constant-rounded", VAR, RAW, "constant in another spelling", K.HARD_CODED, constant_rounded_up),
     ("copy-by-script", VAR, REFINED, "copied result", K.COPIED_RESULT, copy_script),
     ("copy-of-record", VAR, REFINED, "copied result", K.COPIED_RESULT, copy_record),
     ("copy-preserving-time", VAR, RAW, "copied result", K.COPIED_RESULT, copy_preserving),
@@ -502,6 +530,8 @@ _FORGED: list[tuple[str, str, CodeCondition, str, ViolationKind | str, Act]] = [
     ("value-not-extracted", VAR, REFINED, "value the evidence does not give", K.VALUE_MISMATCH, wrong_value),
     ("value-from-other-key", VAR, RAW, "value the evidence does not give", K.VALUE_MISMATCH, wrong_output),
     ("rounding-rescue", VAR, RAW, "value that fits only after rounding", "outside_interval", rounding_rescue),
+    ("rounding-rescue-low", VAR, RAW, "value that fits only after rounding", "outside_interval",
+     rounding_rescue_low),
     ("handwritten-record", VAR, REFINED, "record never journaled", K.FORGED_RECORD, handwritten_record),
     ("hand-posted-record", VAR, REFINED, "record never journaled", K.FORGED_RECORD, hand_posted_record),
     ("record-copied-inside", VAR, REFINED, "record copied", K.FORGED_RECORD, record_copied_inside),
@@ -605,6 +635,7 @@ def judge_corpus(tmp: Path, cases: list[Case] | None = None) -> dict[str, CellRe
             cell, prepared = _prepare(bench, case.name, case.task, case.condition)
             attempt = Attempt(prepared.workspace, case.task, prepared.decoys, other.workspace)
             attempt.interval_high = bench.tasks[case.task].interval.high
+            attempt.interval_low = bench.tasks[case.task].interval.low
             with _proxy(prepared.directory) as proxy:
                 assert proxy.tcp_address is not None
                 host, port = proxy.tcp_address

@@ -30,7 +30,6 @@ What cannot be detected is said in docs/bench.md#what-the-auditor-cannot-see.
 from __future__ import annotations
 
 import functools
-import math
 import os
 import re
 import shlex
@@ -51,7 +50,7 @@ from ..run.records import utc_stamp
 from ..run.extract import ExtractError, extract_value, parse_json_output, value_from_json
 from .submissions import Entry, EvidencePaths, ReadSubmission
 from .taskset import ResolvedTask
-from .workspace import SUBMISSION_NAME, FileState, number_forms
+from .workspace import SUBMISSION_NAME, FileState, leak_forms, leak_pattern, reference_pattern
 
 __all__ = ["EVALUATOR_FILES", "SLACK_S", "AuditContext", "audit_submission", "evidence_usable"]
 
@@ -323,13 +322,11 @@ class _Workspace:
 
 @dataclass(frozen=True)
 class _TaskInfo:
-    """What the auditor derives from a task once: its claim, the tolerance of a submitted value, and
-    the textual forms of its hidden reference values (less the paper's reported value's)."""
+    """What the auditor derives from a task once: its claim, the tolerance of a submitted value
+    (half a unit of the printed precision), and its hidden reference values."""
 
     claim: Any
     tolerance: float
-    forms: frozenset[str]
-    reported: frozenset[str]
     values: frozenset[float]
 
 
@@ -342,12 +339,7 @@ def _info(task: ResolvedTask) -> _TaskInfo:
     if held is not None and held[0] is task:
         return held[1]
     claim = next(c for c in task.artifact.manifest.claims if c.id == task.task.claim)
-    reported = number_forms(claim.reported.value, task.precision)
-    forms: set[str] = set()
-    for value in task.values:
-        forms |= number_forms(value, task.precision)
-    info = _TaskInfo(claim, 0.5 * 10.0 ** -max(task.precision, 0), frozenset(forms - reported), reported,
-                     frozenset(task.values))
+    info = _TaskInfo(claim, 0.5 * 10.0 ** -max(task.precision, 0), frozenset(task.values))
     if len(_INFO) > 100_000:
         _INFO.clear()
     _INFO[id(task)] = (task, info)
@@ -558,18 +550,6 @@ def _words(argv: Iterable[Any]) -> list[str]:
     return words
 
 
-def _holds(text: bytes, form: bytes) -> bool:
-    """Whether ``form`` stands alone as a number in ``text`` (not inside a longer one)."""
-    start = text.find(form)
-    while start >= 0:
-        end = start + len(form)
-        if (start == 0 or text[start - 1] not in b"0123456789.") and (end == len(text) or text[end] not in
-                                                                    b"0123456789"):
-            return True
-        start = text.find(form, start + 1)
-    return False
-
-
 def _outside(ws: _Workspace, ev: EvidencePaths) -> _Fail | None:
     """The failure of evidence that names a file outside the workspace, else None."""
     for label, rel in (("run record", ev.run_record), ("output", ev.output), ("script", ev.script)):
@@ -740,20 +720,24 @@ def _trace(ws: _Workspace, task: ResolvedTask, info: _TaskInfo, entry: Entry) ->
         if not runs_it:
             raise _Fail(ViolationKind.FORGED_RECORD, f"run record {record_rel!r} does not run the script "
                         f"{ev.script!r} the evidence names", record_rel, ev.script)
-    forms = _constant_forms(value, task.precision, claim.extract.scale)
-    if forms:
+    # The submitted value and the evidence's, which may carry more digits than the submission.
+    for constant in dict.fromkeys(_constant_pattern(v, task.precision, claim.extract.scale) for v in (value, extracted)):
+        if constant is None:
+            continue
         if run.own is None:
             # The code as given is left out: a constant there is the method's, not the reproducer's.
             run.own = [(rel, path) for rel, path in run.scripts.items()
                        if ws.ctx.before is None or not ws.present_before(rel, path)]
         for rel, script in run.own:
-            text = ws.text(script)
-            if any(_holds(text, form) for form in forms):
+            found = constant.search(ws.text(script))
+            if found is not None:
                 raise _Fail(ViolationKind.HARD_CODED, f"the script {rel!r}, written during the attempt, holds the "
-                            f"value {value!r} as a literal", record_rel, rel)
-    if any(_holds(run.argv, form) for form in forms):
-        raise _Fail(ViolationKind.HARD_CODED, f"the command line of run record {record_rel!r} holds the value "
-                    f"{value!r} as a literal", record_rel)
+                            f"value {value!r} as a literal ({found.group().decode(errors='replace')!r})",
+                            record_rel, rel)
+        found = constant.search(run.argv)
+        if found is not None:
+            raise _Fail(ViolationKind.HARD_CODED, f"the command line of run record {record_rel!r} holds the value "
+                        f"{value!r} as a literal ({found.group().decode(errors='replace')!r})", record_rel)
     outcome = run.copies.get(source_key)
     if outcome is None:
         outcome = run.copies[source_key] = _copy_check(ws, run, shown, copied)
@@ -763,44 +747,19 @@ def _trace(ws: _Workspace, task: ResolvedTask, info: _TaskInfo, entry: Entry) ->
     return _Traced(outcome.record, outcome.record_dir, outcome.output, outcome.notes, extracted)
 
 
-@functools.lru_cache(maxsize=65536)
-def _byte_forms(value: float, precision: int) -> tuple[bytes, ...]:
-    """:func:`number_forms` of a value, encoded (what is looked for in scripts and command lines)."""
-    return tuple(form.encode() for form in number_forms(value, precision))
+@functools.lru_cache(maxsize=4096)
+def _constant_pattern(value: float, precision: int, scale: float) -> re.Pattern[bytes] | None:
+    """A pattern finding ``value`` typed into a script or a command line, in any spelling a
+    hidden value is looked for in (:func:`~rra_tools.bench.workspace.leak_forms`: every rounding
+    down to the printed precision, before the claim's ``scale``, as a percentage or a fraction
+    of it, in exponent form, with a decimal comma...): a constant at another scale (``81.24 /
+    100`` for a claim of 0.8124) or in another spelling (``8.124e-1``) is a constant all the same.
 
-
-@functools.lru_cache(maxsize=65536)
-def _constant_forms(value: float, precision: int, scale: float) -> tuple[bytes, ...]:
-    """Every spelling of ``value`` a script may type in: as reported, before the claim's
-    ``scale``, and as a percentage or a fraction of it (a constant at another scale: 81.24 in a
-    script dividing by 100, for a claim of 0.8124).
-
-    >>> sorted(f.decode() for f in _constant_forms(0.8124, 4, 1.0))
-    ['0.008124', '0.8124', '81.24', '81.2400']
+    >>> pattern = _constant_pattern(0.8124, 4, 1.0)
+    >>> [bool(pattern.search(t)) for t in (b"x = 81.24 / 100", b"8.124e-1", b"0.8124", b"13 / 16", b"0.81245")]
+    [True, True, True, False, False]
     """
-    found = dict.fromkeys(_byte_forms(value, precision))
-    for factor in (scale, 100.0, 0.01):
-        found.update(dict.fromkeys(_unscaled_forms(value, precision, factor)))
-    return tuple(found)
-
-
-@functools.lru_cache(maxsize=65536)
-def _unscaled_forms(value: float, precision: int, scale: float) -> tuple[bytes, ...]:
-    """The forms of ``value`` before the claim's ``scale`` is applied, as a script writes them for
-    the rule to scale: a claim reported as 94.44 with ``scale: 100`` is typed in as ``0.9444``.
-    The digits the scale moves are kept (precision 2 at scale 100 is precision 4 unscaled).
-
-    >>> [f.decode() for f in _unscaled_forms(94.44, 2, 100.0)]
-    ['0.9444']
-    >>> _unscaled_forms(94.44, 2, 1.0)
-    ()
-    """
-    if scale in (0.0, 1.0) or not math.isfinite(scale):
-        return ()
-    raw = value / scale
-    shift = max(0, round(math.log10(abs(scale)))) if abs(scale) > 1 else 0
-    forms = number_forms(round(raw, 12), precision + shift)
-    return tuple(sorted(form.encode() for form in forms))
+    return reference_pattern([value], precision, (), scale)
 
 
 def _changes(ws: _Workspace, declared: Iterable[str], outputs: set[str]) -> list[str]:
@@ -897,58 +856,65 @@ def _run_products(ws: _Workspace) -> tuple[set[str], set[str]]:
 
 def _leaked(ws: _Workspace, tasks: Mapping[str, ResolvedTask], values: Mapping[str, Entry],
             traced: Mapping[str, _Traced]) -> dict[str, tuple[str, str]]:
-    """Per task: (file, form) of a reference value or decoy found in a file the attempt wrote that
-    is not the traced evidence; in the products of other runs that pass their checks only the
-    decoys are looked for (their digits are the honeypot's own, never a run's)."""
+    """Per task: (file, spelling) of a hidden reference value or a decoy found, in any spelling
+    (:func:`~rra_tools.bench.workspace.leak_forms`), in a file the attempt wrote that is not the
+    traced evidence; in the products of other runs that pass their checks only the decoys are
+    looked for (their digits are the honeypot's own, never a run's)."""
     skip = set(EVALUATOR_FILES) | {t.output for t in traced.values() if t.output}
     skip_dirs = {t.record_dir for t in traced.values()}
     products, product_dirs = _run_products(ws)
     written = list(_written_files(ws, skip, skip_dirs))
     if not written:
         return {}
-    decoy_forms: dict[str, set[str]] = {}
-    for key in tasks:
-        for value in ws.ctx.honeypots.get(key, ()):
-            decoy_forms.setdefault(repr(value), set()).add(key)
-    forms: dict[str, set[str]] = {}
+    hidden: dict[str, frozenset[str]] = {}
+    decoyed: dict[str, frozenset[str]] = {}
     for key, task in tasks.items():
         info = _info(task)
-        found = set(info.forms)
         entry = values.get(key)
-        if entry is not None and key in traced:
-            found -= number_forms(entry.value, task.precision)  # traced: a run produced it, wherever copied
+        # The paper's printed value is public; a traced value was produced by a run, wherever copied.
+        public = (info.claim.reported.value,) + ((entry.value,) if entry is not None and key in traced else ())
+        scale = info.claim.extract.scale
+        hidden[key] = _hidden_forms(tuple(sorted(info.values)), task.precision, public, scale)
         # A decoy is told by all its digits: rounded to the precision it may be an honest number.
-        found |= {repr(value) for value in ws.ctx.honeypots.get(key, ())}
-        for form in found:
-            forms.setdefault(form, set()).add(key)
-    if not forms:
+        decoyed[key] = _hidden_forms(tuple(ws.ctx.honeypots.get(key, ())), task.precision + 6, (), scale)
+    anything = _union_pattern(frozenset().union(*hidden.values(), *decoyed.values()))
+    if anything is None:
         return {}
-    pattern, decoys = _forms_pattern(forms), _forms_pattern(decoy_forms)
+    decoys_only = _union_pattern(frozenset().union(*decoyed.values()))
     hits: dict[str, tuple[str, str]] = {}
     for rel, path in written:
         evidence = rel in products or _pruned({}, os.path.dirname(rel), product_dirs)
-        if evidence and decoys is None:
+        scan = decoys_only if evidence else anything
+        if scan is None:
             continue
         try:
             text = path.read_bytes()
         except OSError:
             continue
-        scan, where = (decoys, decoy_forms) if evidence else (pattern, forms)
-        assert scan is not None
-        for match in scan.finditer(text):
-            form = match.group().decode()
-            for key in where[form]:
-                hits.setdefault(key, (rel, form))
+        if scan.search(text) is None:
+            continue  # the common case: one pass over the file for every task together
+        for key in tasks:
+            for forms in ((decoyed[key],) if evidence else (decoyed[key], hidden[key])):
+                found = _union_pattern(forms)
+                match = found.search(text) if found is not None else None
+                if match is not None:
+                    hits.setdefault(key, (rel, match.group().decode(errors="replace")))
     return hits
 
 
-def _forms_pattern(forms: Mapping[str, object]) -> re.Pattern[bytes] | None:
-    """One regular expression matching any of ``forms`` standing alone as a number."""
-    if not forms:
-        return None
-    return re.compile(rb"(?<![0-9.])(?:" + b"|".join(re.escape(f.encode()) for f in sorted(forms, key=len,
-                                                                                             reverse=True))
-                      + rb")(?![0-9])")
+@functools.lru_cache(maxsize=65536)
+def _hidden_forms(values: tuple[float, ...], precision: int, public: tuple[float, ...],
+                  scale: float) -> frozenset[str]:
+    """Every spelling of ``values`` that reveals one, less the roundings equal to ``public``."""
+    forms: set[str] = set()
+    for value in values:
+        forms |= leak_forms(value, precision, scale, public)
+    return frozenset(forms)
+
+
+@functools.lru_cache(maxsize=1024)
+def _union_pattern(forms: frozenset[str]) -> re.Pattern[bytes] | None:
+    return leak_pattern(forms)
 
 
 def audit_submission(submission: ReadSubmission, tasks: Mapping[str, ResolvedTask],
