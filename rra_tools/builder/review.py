@@ -44,15 +44,17 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from .. import SPEC_VERSION
+from ..answers import Answer
 from ..errors import ExitStatus, RRAError
 from ..intervals import acceptance_interval, aggregate
 from ..io.artifact import Artifact, load_artifact
 from ..io.atomic import write_atomic
+from ..io.manifest_view import ClaimSpec
 from ..io.schemas import compiled_is_valid
 from ..run.records import utc_stamp
 from ..run.results import ClaimResult, Key, claim_values, collect_results, latest_successful
 from ..validate.api import validate_path
-from .review_checks import challenge_choices, check_observations, trace_claim
+from .review_checks import challenge_choices, check_observations, reported_answer, trace_claim
 from .review_findings import Findings, compact
 from .review_runs import CleanShellRuns, compare_with_records, prune_work, run_clean_shell
 from .review_text import render_review
@@ -122,6 +124,11 @@ def _claims(artifact: Artifact, findings: Findings, runs: CleanShellRuns, review
             best: Mapping[Key, tuple[Mapping[str, Any], str]]) -> list[dict[str, Any]]:
     verdicts = []
     for index, claim in enumerate(artifact.manifest.claims):
+        if claim.kind != "number":
+            verdicts.append(_answer_claim(index, claim, findings, runs, reviewed.get(claim.id),
+                                          trace_claim(artifact, index, best, findings),
+                                          reported_answer(artifact, index)))
+            continue
         steps = trace_claim(artifact, index, best, findings)
         recorded_values = [v for _, _, v, _ in claim_values(claim.id, claim.launcher, best)]
         recorded = None
@@ -155,6 +162,30 @@ def _claims(artifact: Artifact, findings: Findings, runs: CleanShellRuns, review
                       recorded=recorded, reviewed=value, inside=inside),
             "traced": bool(steps) and all(step["ok"] for step in steps), "trace": steps})
     return verdicts
+
+
+def _answer_claim(index: int, claim: ClaimSpec, findings: Findings, runs: CleanShellRuns,
+                  result: ClaimResult | None, steps: list[dict[str, Any]], expected: Answer | None) -> dict[str, Any]:
+    """The verdict on a string, set or list claim (RRA 1.2): the answer the review's runs give,
+    read from their outputs by the claim's rule, against the reported one; RRA901 when it does
+    not match, RRA902 when there is none."""
+    from ..answers import answer_text
+
+    answer = None if result is None else result.answer
+    inside = None if result is None else result.inside
+    if runs.ran and result is not None:
+        if answer is None:
+            findings.at("RRA902", f"claim {claim.id!r}: the review's runs give no answer ({result.problem})",
+                        ("claims", index), hint=f"see the review's runs of launcher {claim.launcher!r}")
+        elif inside is False:
+            findings.at("RRA901", f"claim {claim.id!r}: the review obtained {answer_text(answer)}, which does not "
+                        f"match the reported answer: {result.problem}", ("claims", index),
+                        hint=f"see the review's runs of launcher {claim.launcher!r}")
+    return {**compact(claim=claim.id, launcher=claim.launcher, kind=claim.kind,
+                      reported=list(expected) if isinstance(expected, tuple) else expected
+                      if expected is not None else f"(not an answer of kind {claim.kind})",
+                      reviewed=list(answer) if isinstance(answer, tuple) else answer, inside=inside),
+            "traced": bool(steps) and all(step["ok"] for step in steps), "trace": steps}
 
 
 def _series(artifact: Artifact, findings: Findings) -> None:

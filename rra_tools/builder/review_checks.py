@@ -10,19 +10,22 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from ..answers import Answer, AnswerError, answer_mismatch, answer_text, parse_answer
 from ..io.artifact import Artifact
 from ..io.digest import sha256_file
 from ..io.guide_text import guide_path
 from ..io.paths import resolve_inside
 from ..io.run_records import is_successful, read_run_record
-from ..run.extract import ExtractError, extract_value
+from ..io.manifest_view import ClaimSpec
+from ..run.extract import ExtractError, extract_answer, extract_value
 from ..run.results import Key, as_finite
 from ..validate.rules.unfinished import PLACEHOLDER
 from .review_findings import Findings, compact
 
-__all__ = ["challenge_choices", "check_observations", "close", "trace_claim"]
+__all__ = ["challenge_choices", "check_observations", "close", "reported_answer", "trace_claim"]
 
 #: Evidence that says nothing a reviewer could check (compared lower-case, without end punctuation).
 _EMPTY_EVIDENCE = frozenset({"", "-", "--", "?", "n/a", "na", "none", "nothing", "no evidence", "unknown", "null",
@@ -133,13 +136,15 @@ def trace_claim(artifact: Artifact, index: int, best: Mapping[Key, tuple[Mapping
     :class:`rra_tools.model.review_report.TraceStep`."""
     claim = artifact.manifest.claims[index]
     rule = claim.extract
+    answers = claim.kind != "number"
+    expected_answer = reported_answer(artifact, index) if answers else None
     steps: list[dict[str, Any]] = []
     for (launcher, seed, repeat), (record, where) in sorted(best.items(), key=lambda kv: _order(kv[0])):
         if launcher != claim.launcher:
             continue
         metrics = record.get("metrics")
         value = as_finite(metrics.get(claim.id)) if isinstance(metrics, Mapping) else None
-        if value is None:
+        if value is None and not answers:
             continue
         what = f"claim {claim.id!r}, {_seed_text(seed, repeat)}"
         run_dir = (artifact.root / where).parent
@@ -160,7 +165,7 @@ def trace_claim(artifact: Artifact, index: int, best: Mapping[Key, tuple[Mapping
         source = f"its {rule.stream}" if rule.stream is not None else f"output {rule.output!r}"
         if file_rel is None:
             findings.run("RRA921", f"{what}: the record names no {source}", where)
-            steps.append({**step, "recorded_value": value, "ok": False})
+            steps.append({**step, **compact(recorded_value=value), "ok": False})
             continue
         step["output"] = file_rel
         resolved = resolve_inside(artifact.root, file_rel, kind="any")
@@ -168,7 +173,7 @@ def trace_claim(artifact: Artifact, index: int, best: Mapping[Key, tuple[Mapping
         if path is None or not path.exists():
             findings.run("RRA921", f"{what}: {source} {file_rel!r} named by the record is not in the artifact",
                          where, hint="keep the outputs of the runs the claims count, or run the launcher again")
-            steps.append({**step, "recorded_value": value, "ok": False})
+            steps.append({**step, **compact(recorded_value=value), "ok": False})
             continue
         digest_ok: bool | None = None
         if path.is_file():
@@ -178,6 +183,11 @@ def trace_claim(artifact: Artifact, index: int, best: Mapping[Key, tuple[Mapping
                              f"record's {str(expected)[:12]}...)", where,
                              hint="an output path without {seed} is overwritten by the next seed's run; give each "
                                   "run its own output path, or run the launcher again")
+        if answers:
+            steps.append({**step, **compact(digest_ok=digest_ok),
+                          **_answer_step(what, path, file_rel, claim, expected_answer, digest_ok, where, findings)})
+            continue
+        assert value is not None
         extracted: float | None = None
         try:
             extracted = extract_value(path, rule)
@@ -191,9 +201,37 @@ def trace_claim(artifact: Artifact, index: int, best: Mapping[Key, tuple[Mapping
                       **compact(extracted_value=extracted), "ok": ok})
     if not steps:
         findings.at("RRA920", f"claim {claim.id!r}: no successful run record of launcher {claim.launcher!r} holds a "
-                    "value", ("claims", index),
+                    f"{'run of it' if answers else 'value'}", ("claims", index),
                     hint=f"run it ('rra run . {claim.launcher} --all-seeds') and keep the records")
     return steps
+
+
+def reported_answer(artifact: Artifact, index: int) -> Answer | None:
+    """The reported answer of string, set or list claim number ``index``, as the manifest writes it."""
+    claims = artifact.data.get("claims")
+    raw = claims[index] if isinstance(claims, list) and index < len(claims) else None
+    reported = raw.get("reported") if isinstance(raw, Mapping) else None
+    try:
+        return parse_answer(reported.get("value") if isinstance(reported, Mapping) else None,
+                            artifact.manifest.claims[index].kind)
+    except AnswerError:
+        return None
+
+
+def _answer_step(what: str, path: Path, file_rel: str, claim: ClaimSpec, expected: Answer | None,
+                 digest_ok: bool | None, where: str, findings: Findings) -> dict[str, Any]:
+    """The last links of a string, set or list claim's chain: the claim's rule reads an answer from
+    the file (RRA923 when it cannot), which matches the reported one (RRA923 when it does not)."""
+    try:
+        got = extract_answer(path, claim.extract, claim.kind)
+    except ExtractError as exc:
+        findings.run("RRA923", f"{what}: the claim's rule cannot read {file_rel!r}: {exc}", where)
+        return {"ok": False}
+    why = None if expected is None else answer_mismatch(claim.kind, expected, got, claim.reported.precision)
+    if why is not None:
+        findings.run("RRA923", f"{what}: {file_rel!r} gives {answer_text(got)}, not the reported answer: {why}", where)
+    return {"extracted_answer": list(got) if isinstance(got, tuple) else got,
+            "ok": bool(digest_ok is not False and expected is not None and why is None)}
 
 
 def check_observations(artifact: Artifact, findings: Findings) -> None:

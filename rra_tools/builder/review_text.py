@@ -9,8 +9,16 @@ from typing import Any
 __all__ = ["finding_line", "render_review"]
 
 
-def _num(value: float | None) -> str:
-    return "-" if value is None else f"{value:.6g}"
+def _num(value: object) -> str:
+    """A number as the tables show it; an answer (a string claim's string, a set or list claim's
+    list, RRA 1.2) as a table cell."""
+    if value is None:
+        return "-"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value:.6g}"
+    import json
+
+    return _cell(json.dumps(value, ensure_ascii=False))
 
 
 def _cell(text: str) -> str:
@@ -80,8 +88,10 @@ def render_review(report: Mapping[str, Any]) -> str:
             lines.append("")
             for step in claim["trace"]:
                 digest = {True: "digest ok", False: "digest differs", None: "digest not checked"}[step.get("digest_ok")]
-                lines.append(f"- `{step['record']}` -> `{step.get('output') or '?'}` ({digest}) -> "
-                             f"{_num(step.get('extracted_value'))} (record: {_num(step['recorded_value'])})"
+                # A string, set or list claim's step holds the answer read, records holding none.
+                got = (_num(step.get("extracted_answer")) if step.get("recorded_value") is None else
+                       f"{_num(step.get('extracted_value'))} (record: {_num(step['recorded_value'])})")
+                lines.append(f"- `{step['record']}` -> `{step.get('output') or '?'}` ({digest}) -> {got}"
                              f"{'' if step['ok'] else ' **broken**'}")
             lines.append("")
     else:

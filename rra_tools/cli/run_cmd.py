@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..run.orchestrate import Executor, Skipped
     from ..run.pending import Unfinished
     from ..run.plan import RunPlan
-    from ..run.results import Results
+    from ..run.results import ClaimResult, Results
 
 __all__ = ["render_results", "results_command", "run_command"]
 
@@ -270,6 +270,22 @@ def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:.6g}"
 
 
+def _answer_lines(c: ClaimResult) -> list[str]:
+    """A string, set or list claim: its reported answer, the answer its records give, the match."""
+    from ..answers import answer_text
+
+    verdict = {True: "matches", False: "DOES NOT MATCH", None: "no verdict"}[c.inside]
+    lines = [f"claim {c.claim} (launcher {c.launcher}, kind {c.kind})",
+             f"  reported  {'-' if c.expected is None else answer_text(c.expected)}",
+             f"  obtained  {'-' if c.answer is None else answer_text(c.answer)}",
+             f"  verdict   {verdict}" + (f" ({c.problem})" if c.problem else "")]
+    for seed, status, record, older in c.not_counted:
+        counted = "an older successful run is counted instead" if older else "not counted"
+        lines.append(f"  NOT OK    {'noseed' if seed is None else f'seed {seed}'}: its latest run is {status} "
+                     f"({record}); {counted}")
+    return lines
+
+
 def render_results(results: Results, fmt: str) -> str:
     """The results as text or JSON."""
     if fmt == "json":
@@ -278,6 +294,9 @@ def render_results(results: Results, fmt: str) -> str:
         return json.dumps(results.as_dict(), indent=2) + "\n"
     lines = []
     for c in results.claims:
+        if c.kind != "number":
+            lines.extend(_answer_lines(c))
+            continue
         unit = f" {c.unit}" if c.unit else ""
         lines.append(f"claim {c.claim} (launcher {c.launcher}, {c.aggregate} over {len(c.values)} run(s))")
         lines.append(f"  reported  {c.reported:.{c.precision}f}{unit}")

@@ -10,11 +10,12 @@ every finding with its stable code and where it comes from.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Union
 
 from pydantic import Field, StringConstraints
 
 from ._base import RRAModel
+from .claims import ClaimValue
 from .report import Counts, Severity, ToolInfo
 from .review import CleanShell, Level
 
@@ -83,9 +84,14 @@ class TraceStep(RRAModel):
                                "read from, relative to the artifact root.")
     digest_ok: bool | None = Field(default=None, description="The file's SHA-256 equals the record's; omitted when "
                                    "it could not be checked (a directory output).")
-    recorded_value: float = Field(description="The value the record holds for the claim.")
+    recorded_value: float | None = Field(
+        default=None, description="The value the record holds for the claim; omitted for a claim of kind string, set "
+        "or list (RRA 1.2), whose answer records do not hold.")
     extracted_value: float | None = Field(default=None, description="The value re-extracted from the file with the "
                                           "claim's rule; omitted when it could not be.")
+    extracted_answer: Union[str, list[Union[float, str]], None] = Field(
+        default=None, description="A string, set or list claim's answer read from the file with the claim's rule; "
+        "omitted when it could not be.")
     ok: bool = Field(description="Every link holds: the file exists, its digest and the value match.")
 
 
@@ -94,11 +100,14 @@ class ClaimVerdict(RRAModel):
 
     claim: str
     launcher: str
-    reported: float = Field(description="The value as printed in the paper.")
+    kind: str | None = Field(default=None, description="The claim's kind when it is not a number: 'string', 'set' "
+                             "or 'list' (RRA 1.2); its values are then answers, and it has no interval.")
+    reported: ClaimValue = Field(description="The value as printed in the paper (an answer: a string or a list).")
     interval_low: float | None = Field(default=None, description="Low bound of the acceptance interval.")
     interval_high: float | None = Field(default=None, description="High bound of the acceptance interval.")
     recorded: float | None = Field(default=None, description="Value obtained from the author's run records.")
-    reviewed: float | None = Field(default=None, description="Value obtained from the review's clean-shell runs.")
+    reviewed: Union[float, str, list[Union[float, str]], None] = Field(
+        default=None, description="Value (or answer) obtained from the review's clean-shell runs.")
     inside: bool | None = Field(default=None, description="Whether the reviewed value lies inside the interval; "
                                 "omitted when there is no verdict.")
     traced: bool = Field(description="Every recorded run counted for the claim traces to an output and a value.")

@@ -6,14 +6,19 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
+from ..answers import Answer, AnswerError, answer_mismatch, parse_answer
 from ..intervals import Interval, acceptance_interval, aggregate
+from ..io.manifest_view import ClaimSpec
+from ..io.paths import resolve_inside
 from ..io.run_records import is_successful, read_run_record
+from .extract import ExtractError, extract_answer
 from .pending import Unfinished, finish_orphaned_runs
 from .plan import Artifact
 
-__all__ = ["ClaimResult", "Results", "claim_values", "collect_results", "latest_successful"]
+__all__ = ["ClaimResult", "Results", "claim_answers", "claim_values", "collect_results", "latest_successful"]
 
 
 @dataclass(frozen=True)
@@ -36,16 +41,33 @@ class ClaimResult:
     #: (seed, status, record path relative to the root, whether an older successful run of that
     #: seed is counted instead). A verdict from the other seeds does not hide them.
     not_counted: list[tuple[int | None, str, str, bool]] = field(default_factory=list)
+    #: The claim's kind (RRA 1.2); a string, set or list claim has no interval and no numbers:
+    #: ``expected`` is its reported answer and ``answer`` the one its records' outputs give (the
+    #: first that does not match, else the newest record's).
+    kind: str = "number"
+    expected: Answer | None = None
+    answer: Answer | None = None
 
     @property
     def inside(self) -> bool | None:
-        """Whether the obtained value lies inside the interval; None when there is no verdict."""
+        """Whether the obtained value lies inside the interval (an answer: matches the reported
+        one); None when there is no verdict."""
+        if self.kind != "number":
+            if self.answer is None or self.expected is None:
+                return None
+            return answer_mismatch(self.kind, self.expected, self.answer, self.precision) is None
         if self.obtained is None or self.interval is None:
             return None
         return self.interval.contains(self.obtained)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON output."""
+        if self.kind != "number":
+            return {"claim": self.claim, "launcher": self.launcher, "kind": self.kind,
+                    "reported": _jsonable(self.expected), "precision": self.precision,
+                    "obtained": _jsonable(self.answer), "inside": self.inside, "problem": self.problem,
+                    "not_counted": [{"seed": seed, "status": status, "record": record, "older_success_counted": older}
+                                    for seed, status, record, older in self.not_counted]}
         iv = self.interval
         return {
             "claim": self.claim, "launcher": self.launcher, "unit": self.unit,
@@ -180,6 +202,84 @@ def claim_values(claim_id: str, launcher_id: str,
     return values
 
 
+def _jsonable(answer: Answer | None) -> str | list[float | str] | None:
+    return list(answer) if isinstance(answer, tuple) else answer
+
+
+def _answer_file(root: Path, record: Mapping[str, Any], where: str, claim: ClaimSpec) -> Path | str:
+    """The file of a record that holds the claim's answer: its captured stream, or the output the
+    claim reads (as the record lists it, never outside the artifact); else why there is none."""
+    if claim.extract.stream is not None:
+        return (root / where).parent / f"{claim.extract.stream}.log"
+    for output in record.get("outputs") or []:
+        if isinstance(output, Mapping) and output.get("id") == claim.extract.output and isinstance(output.get("path"), str):
+            resolved = resolve_inside(root, output["path"])
+            return resolved.path if resolved.path is not None else f"output {output['path']!r} {resolved.detail}"
+    return f"lists no output {claim.extract.output!r}"
+
+
+def claim_answers(artifact: Artifact, claim: ClaimSpec, best: Mapping[Key, tuple[Mapping[str, Any], str]]
+                  ) -> tuple[list[tuple[int | None, int | None, Answer, str]], list[str]]:
+    """(seed, repeat, answer, record path) of each record in ``best`` of the claim's launcher
+    whose output holds an answer of a string, set or list claim (read by the claim's rule), in
+    order; and why each other record gives none ('<record>: <why>')."""
+    answers: list[tuple[int | None, int | None, Answer, str]] = []
+    problems: list[str] = []
+    for (launcher, seed, repeat), (record, where) in sorted(best.items(), key=lambda kv: _order(kv[0])):
+        if launcher != claim.launcher:
+            continue
+        path = _answer_file(artifact.root, record, where, claim)
+        if isinstance(path, str):
+            problems.append(f"{where}: {path}")
+            continue
+        try:
+            answers.append((seed, repeat, extract_answer(path, claim.extract, claim.kind), where))
+        except ExtractError as exc:
+            problems.append(f"{where}: {path.relative_to(artifact.root).as_posix()} {exc}")
+    return answers, problems
+
+
+def _reported_answer(artifact: Artifact, claim: ClaimSpec) -> Answer | None:
+    """The reported answer of a string, set or list claim, as the manifest writes it (the run
+    path's view holds numbers only)."""
+    for raw in artifact.data.get("claims") or []:
+        if isinstance(raw, Mapping) and raw.get("id") == claim.id and isinstance(raw.get("reported"), Mapping):
+            try:
+                return parse_answer(raw["reported"].get("value"), claim.kind)
+            except AnswerError:
+                return None
+    return None
+
+
+def _not_counted(claim: ClaimSpec, scan: _Scan) -> list[tuple[int | None, str, str, bool]]:
+    return [(seed, status, where, (claim.launcher, seed, repeat) in scan.best)
+            for (launcher, seed, repeat), (_, status, where, ok) in sorted(scan.newest.items(),
+                                                                         key=lambda kv: _order(kv[0]))
+            if launcher == claim.launcher and not ok]
+
+
+def _answer_result(artifact: Artifact, claim: ClaimSpec, newest: Mapping[Key, tuple[Mapping[str, Any], str]],
+                   not_counted: list[tuple[int | None, str, str, bool]]) -> ClaimResult:
+    expected = _reported_answer(artifact, claim)
+    answers, problems = claim_answers(artifact, claim, newest)
+    answer, problem = None, None
+    if not answers:
+        problem = "no successful run record's output holds an answer" + (f" ({problems[0]})" if problems else "")
+    else:
+        answer = answers[-1][2]
+        for _, _, got, where in answers:
+            why = None if expected is None else answer_mismatch(claim.kind, expected, got, claim.reported.precision)
+            if why is not None:
+                answer, problem = got, f"{where}: {why}"
+                break
+    if expected is None and problem is None:
+        problem = f"the reported value is not an answer of kind {claim.kind}"
+    return ClaimResult(claim=claim.id, launcher=claim.launcher, unit=claim.metric.unit, reported=math.nan,
+                       precision=claim.reported.precision, interval=None, aggregate=_plain(claim.aggregate), values=[],
+                       obtained=None, problem=problem, not_counted=not_counted, kind=claim.kind, expected=expected,
+                       answer=answer)
+
+
 def collect_results(artifact: Artifact) -> Results:
     """Per claim: reported value, acceptance interval, obtained value(s) and verdict; and levels."""
     from ..validate.api import validate_path
@@ -190,6 +290,9 @@ def collect_results(artifact: Artifact) -> Results:
     results = Results(records=scan.count, unsuccessful=scan.unsuccessful, unfinished=unfinished,
                       levels_claimed=[_plain(x) for x in artifact.manifest.levels])
     for claim in artifact.manifest.claims:
+        if claim.kind != "number":
+            results.claims.append(_answer_result(artifact, claim, newest, _not_counted(claim, scan)))
+            continue
         observations = [o.value for o in claim.reference.observations]
         interval = None
         if len(observations) >= 2 and all(math.isfinite(v) for v in observations):
@@ -205,10 +308,7 @@ def collect_results(artifact: Artifact) -> Results:
                 problem = str(exc)
         if interval is None and problem is None:
             problem = "no acceptance interval (fewer than 2 finite observations)"
-        not_counted = [(seed, status, where, (claim.launcher, seed, repeat) in newest)
-                       for (launcher, seed, repeat), (_, status, where, ok) in sorted(scan.newest.items(),
-                                                                                    key=lambda kv: _order(kv[0]))
-                       if launcher == claim.launcher and not ok]
+        not_counted = _not_counted(claim, scan)
         results.claims.append(ClaimResult(
             claim=claim.id, launcher=claim.launcher, unit=claim.metric.unit, reported=claim.reported.value,
             precision=claim.reported.precision, interval=interval, aggregate=_plain(claim.aggregate),

@@ -262,3 +262,61 @@ def test_rra_run_checks_a_string_claims_answer_and_records_numbers_only(tmp_path
     result = execute(plan, RunOptions(kill_grace_s=0.5, gpus=[]))
     record = json.loads(result.record_path.read_text())
     assert (record["status"], record["metrics"], record["messages"]) == (status, {"n": 0.5}, messages)
+
+
+# rra results and rra review -----------------------------------------------------------------
+
+def _run_all(root: Path) -> None:
+    from rra_tools.io.artifact import load_artifact
+    from rra_tools.run.local import RunOptions, execute
+    from rra_tools.run.plan import plan_runs
+
+    for plan in plan_runs(load_artifact(root), "emit", all_seeds=True):
+        execute(plan, RunOptions(kill_grace_s=0.5, gpus=[]))
+
+
+@pytest.mark.parametrize("written, inside", [("A.", True), ("b", False)])
+def test_rra_results_reads_a_string_claims_answer_from_the_outputs(tmp_path: Path, written: str,
+                                                                   inside: bool) -> None:
+    from rra_tools.cli.run_cmd import render_results
+    from rra_tools.io.artifact import load_artifact
+    from rra_tools.run.results import collect_results
+
+    root = _answer_artifact(tmp_path / "art", json.dumps({"n": 0.5, "best": written}))
+    _run_all(root)
+    results = collect_results(load_artifact(root))
+    best = next(c for c in results.claims if c.claim == "best")
+    assert (best.kind, best.expected, best.answer, best.inside) == ("string", "a", written, inside)
+    data = best.as_dict()
+    assert (data["reported"], data["obtained"], data["inside"]) == ("a", written, inside)
+    text = render_results(results, "text")
+    assert "claim best (launcher emit, kind string)\n  reported  'a'\n  obtained  " + repr(written) in text
+    assert ("  verdict   matches\n" in text) is inside
+    numeric = next(c for c in results.claims if c.claim == "n")
+    assert numeric.kind == "number" and numeric.inside is True and "kind" not in numeric.as_dict()
+
+
+def test_rra_review_traces_a_string_claim_to_its_answer(tmp_path: Path) -> None:
+    from rra_tools.builder.review import ReviewOptions, review_artifact
+
+    root = _answer_artifact(tmp_path / "art", json.dumps({"n": 0.5, "best": "b"}))
+    _run_all(root)
+    report = review_artifact(root, options=ReviewOptions(run=False))
+    verdict = next(c for c in report.model_dump(exclude_none=True)["claims"] if c["claim"] == "best")
+    assert (verdict["kind"], verdict["reported"], verdict["traced"]) == ("string", "a", False)
+    assert [(s["extracted_answer"], s["ok"]) for s in verdict["trace"]] == [("b", False)] * 3
+    assert [f.message for f in report.findings if f.code == "RRA923"][0].endswith(
+        "'out/m.json' gives 'b', not the reported answer: 'b' does not match 'a' (normalised: 'b' vs 'a')")
+
+
+def test_rra_review_reruns_a_string_claim_and_judges_its_answer(tmp_path: Path) -> None:
+    from rra_tools.builder.review import ReviewOptions, review_artifact
+
+    root = _answer_artifact(tmp_path / "art", json.dumps({"n": 0.5, "best": "b"}))
+    _run_all(root)
+    report = review_artifact(root, options=ReviewOptions(env="current"))
+    verdict = next(c for c in report.model_dump(exclude_none=True)["claims"] if c["claim"] == "best")
+    assert (verdict["reviewed"], verdict["inside"]) == ("b", False)
+    [rra901] = [f.message for f in report.findings if f.code == "RRA901"]
+    assert rra901.startswith("claim 'best': the review obtained 'b', which does not match the reported answer: ")
+    assert rra901.endswith("'b' does not match 'a' (normalised: 'b' vs 'a')")
