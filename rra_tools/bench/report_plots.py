@@ -288,6 +288,8 @@ def _cost_time(fig: Any, report: BenchReport, mark: _Marks) -> list[str]:
         notes.append("No cost was reported (metered or stated) by any cell: there is no cost to plot.")
     if not panels:
         return notes
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
     names = [c.condition for c in rows]
     labels = [_label(n) for n in names]
     _frame(fig, len(rows) * 1.2, labels, panels=len(panels))
@@ -303,6 +305,10 @@ def _cost_time(fig: Any, report: BenchReport, mark: _Marks) -> list[str]:
         ax.set_ylim(-0.8, ys[0] + 0.8)
         ax.set_xlabel(xlabel)
         ax.set_xlim(0, max([v for _, v, _ in drawn] + [1e-9]) * 1.1)
+        # Few ticks in short spellings: side by side, two panels have half the width, and a cost of
+        # a few thousandths of a dollar spelt '0.000025' overlapped its neighbours.
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}"))
         ax.grid(axis="x", color="#e5e5e5", linewidth=0.6)
         ax.set_axisbelow(True)
     _title(fig, " and ".join(t for _, _, t in panels).capitalize() + " per condition")
@@ -324,6 +330,7 @@ def _pareto(fig: Any, report: BenchReport, mark: _Marks) -> list[str]:
     reproducers = sorted({p.reproducer for p in points})
     shaped = len(reproducers) <= len(_MARKERS)
     from matplotlib.lines import Line2D
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     handles = [Line2D([], [], linestyle="none", marker="s", markersize=6, color=_color(c, conditions),
                       label=_label(c)) for c in conditions]
@@ -352,9 +359,8 @@ def _pareto(fig: Any, report: BenchReport, mark: _Marks) -> list[str]:
     if min(costs) > 0 and max(costs) / min(costs) > 30:
         ax.set_xscale("log")
     else:
-        from matplotlib.ticker import MaxNLocator
-
-        ax.xaxis.set_major_locator(MaxNLocator(nbins=6))
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}"))
     ax.set_ylim(-3, 103)
     ax.set_xlabel("mean cost per cell (USD; metered, else stated)")
     ax.set_ylabel("success rate (%)")
