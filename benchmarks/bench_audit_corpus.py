@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import REPO, WORK, machine
 
 sys.path.insert(0, str(REPO))
-from tests.audit_corpus import CORPUS, corpus_table, judge_corpus  # noqa: E402
+from tests.audit_corpus import CORPUS, corpus_table, judge_corpus
 
 
 def main() -> int:
