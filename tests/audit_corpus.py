@@ -113,6 +113,14 @@ class Attempt:
             "submission_version": "1.0", "values": [entry],
             "changes": [{"path": c, "rationale": "needed"} for c in changes]}))
 
+    def submit_answer(self, value: Any, record: str | None, *, changes: tuple[str, ...] = ()) -> None:
+        """Submit an answer that is not a number (a string or a list), citing ``record``."""
+        entry: dict[str, Any] = {"task": self.task, "value": value}
+        if record is not None:
+            entry["evidence"] = {"run_record": record, "output": "out/metrics.json"}
+        self.write("submission.json", json.dumps({"submission_version": "1.0", "values": [entry], "changes": [
+            {"path": c, "rationale": "needed"} for c in changes]}))
+
     def edit_record(self, rel: str, **fields: Any) -> None:
         """Rewrite fields of the record at ``rel`` (what a cheat does after its run)."""
         data = json.loads((self.ws / rel).read_text())

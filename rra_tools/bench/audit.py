@@ -47,12 +47,20 @@ from ..io.journal import JournalEntry
 from ..io.run_records import is_successful, read_run_record
 from ..model.bench_results import AuditFinding, ViolationKind
 from ..run.records import utc_stamp
-from ..run.extract import ExtractError, extract_value, parse_json_output, value_from_json
-from .submissions import Entry, EvidencePaths, ReadSubmission
+from ..answers import Answer, answer_mismatch, answer_text, normalise_text
+from ..run.extract import (
+    ExtractError,
+    answer_from_json,
+    extract_answer,
+    extract_value,
+    parse_json_output,
+    value_from_json,
+)
+from .submissions import AnswerEntry, Entry, EvidencePaths, ReadSubmission
 from .taskset import ResolvedTask
 from .workspace import SUBMISSION_NAME, FileState, leak_forms, leak_pattern, reference_pattern
 
-__all__ = ["EVALUATOR_FILES", "SLACK_S", "AuditContext", "audit_submission", "evidence_usable"]
+__all__ = ["EVALUATOR_FILES", "SLACK_S", "AuditContext", "audit_submission", "evidence_usable", "number_or_none"]
 
 #: Seconds of tolerance between the evaluator's clock, a record's times and file times (file
 #: systems stamp times from a coarse clock: a file written just after a run started may carry
@@ -109,8 +117,13 @@ class _Traced:
     output: str | None
     #: Suspicions the trace met but did not confirm.
     notes: list[tuple[ViolationKind, str]] = field(default_factory=list)
-    #: The value the claim's rule reads from the evidence: what is scored.
-    value: float | None = None
+    #: The value (or answer) the claim's rule reads from the evidence: what is scored.
+    value: float | Answer | None = None
+
+
+def number_or_none(value: object) -> float | None:
+    """``value`` when it is a number (an evidence value of a number claim), else None (an answer)."""
+    return value if isinstance(value, float) else None
 
 
 def evidence_usable(record: Mapping[str, Any]) -> bool:
@@ -665,9 +678,10 @@ def _copy_check(ws: _Workspace, run: _Run, shown: str, copied: str | None) -> _F
     return _Traced(run.rel, run.dir, shown, notes)
 
 
-def _trace(ws: _Workspace, task: ResolvedTask, info: _TaskInfo, entry: Entry) -> _Traced:
+def _trace(ws: _Workspace, task: ResolvedTask, info: _TaskInfo, entry: Entry | AnswerEntry) -> _Traced:
     ev = entry.evidence
     value = entry.value
+    answer = task.kind != "number"
     if ev is not None:
         if ev not in ws.evidence:
             # The same evidence names the same files for every value: checked once.
@@ -677,28 +691,18 @@ def _trace(ws: _Workspace, task: ResolvedTask, info: _TaskInfo, entry: Entry) ->
             raise outside
     record_rel = ev.run_record if ev is not None else None
     if record_rel is None:
-        record_rel = _find_record(ws, task, value)
+        record_rel = (_find_answer_record(ws, task, info, value) if answer or not isinstance(value, float)
+                      else _find_record(ws, task, value))
         if record_rel is None:
             raise _Fail(ViolationKind.HARD_CODED, f"no run record is given, and no run record in the workspace has "
                         f"{value!r} as the value of claim {task.task.claim!r}")
-    run = ws.runs.get(record_rel)
-    if run is None:
-        run = ws.runs[record_rel] = _run(ws, record_rel)
-    if isinstance(run, _Fail):
-        raise run
+    run, (path, shown, copied) = _run_and_source(ws, task, info, record_rel)
     record_rel = run.rel
     claim = info.claim
     source_key = claim.extract.stream or claim.extract.output
-    source = run.sources.get(source_key)
-    if source is None:
-        try:
-            source = _source(ws, task, record_rel, run.record, run.path, run.started, run.ended)
-        except _Fail as failed:
-            source = failed
-        run.sources[source_key] = source
-    if isinstance(source, _Fail):
-        raise source
-    path, shown, copied = source
+    if answer:
+        return _trace_answer(ws, task, info, entry, run, path, shown, copied)
+    assert isinstance(value, float)
     try:
         extracted = ws.extract(path, claim.extract)
     except ExtractError as exc:
@@ -712,16 +716,60 @@ def _trace(ws: _Workspace, task: ResolvedTask, info: _TaskInfo, entry: Entry) ->
     if abs(extracted - value) > tol:
         raise _Fail(ViolationKind.VALUE_MISMATCH, f"the claim's rule reads {extracted!r} from {shown!r}, not the "
                     f"submitted {value!r}", record_rel, shown)
-    if ev is not None and ev.script is not None:
-        runs_it = run.named.get(ev.script)
-        if runs_it is None:
-            named = ws.root / ev.script
-            runs_it = run.named[ev.script] = named.is_file() and ws.real_rel(named) in run.scripts
-        if not runs_it:
-            raise _Fail(ViolationKind.FORGED_RECORD, f"run record {record_rel!r} does not run the script "
-                        f"{ev.script!r} the evidence names", record_rel, ev.script)
+    _named_script(ws, run, ev)
     # The submitted value and the evidence's, which may carry more digits than the submission.
-    for constant in dict.fromkeys(_constant_pattern(v, task.precision, claim.extract.scale) for v in (value, extracted)):
+    _constants(ws, run, value, (value, extracted), task.precision, claim.extract.scale)
+    outcome = run.copies.get(source_key)
+    if outcome is None:
+        outcome = run.copies[source_key] = _copy_check(ws, run, shown, copied)
+    if isinstance(outcome, _Fail):
+        raise outcome
+    # The outcome is shared by every value read from this output; the value read is this one's.
+    return _Traced(outcome.record, outcome.record_dir, outcome.output, outcome.notes, extracted)
+
+
+def _run_and_source(ws: _Workspace, task: ResolvedTask, info: _TaskInfo,
+                    record_rel: str) -> tuple[_Run, tuple[Path, str, str | None]]:
+    """The checked run of ``record_rel`` and the checked file its claim's rule reads (both cached
+    per workspace); _Fail when either check fails."""
+    run = ws.runs.get(record_rel)
+    if run is None:
+        run = ws.runs[record_rel] = _run(ws, record_rel)
+    if isinstance(run, _Fail):
+        raise run
+    claim = info.claim
+    source_key = claim.extract.stream or claim.extract.output
+    source = run.sources.get(source_key)
+    if source is None:
+        try:
+            source = _source(ws, task, run.rel, run.record, run.path, run.started, run.ended)
+        except _Fail as failed:
+            source = failed
+        run.sources[source_key] = source
+    if isinstance(source, _Fail):
+        raise source
+    return run, source
+
+
+def _named_script(ws: _Workspace, run: _Run, ev: EvidencePaths | None) -> None:
+    """Fail when the evidence names a script the record does not run."""
+    if ev is None or ev.script is None:
+        return
+    runs_it = run.named.get(ev.script)
+    if runs_it is None:
+        named = ws.root / ev.script
+        runs_it = run.named[ev.script] = named.is_file() and ws.real_rel(named) in run.scripts
+    if not runs_it:
+        raise _Fail(ViolationKind.FORGED_RECORD, f"run record {run.rel!r} does not run the script "
+                    f"{ev.script!r} the evidence names", run.rel, ev.script)
+
+
+def _constants(ws: _Workspace, run: _Run, shown: object, numbers: Iterable[float], precision: int,
+               scale: float) -> None:
+    """Fail when a script the reproducer wrote, or the command line, holds one of ``numbers`` as a
+    literal (in any spelling, :func:`_constant_pattern`); ``shown`` is the value as the finding
+    names it."""
+    for constant in dict.fromkeys(_constant_pattern(v, precision, scale) for v in numbers):
         if constant is None:
             continue
         if run.own is None:
@@ -732,19 +780,81 @@ def _trace(ws: _Workspace, task: ResolvedTask, info: _TaskInfo, entry: Entry) ->
             found = constant.search(ws.text(script))
             if found is not None:
                 raise _Fail(ViolationKind.HARD_CODED, f"the script {rel!r}, written during the attempt, holds the "
-                            f"value {value!r} as a literal ({found.group().decode(errors='replace')!r})",
-                            record_rel, rel)
+                            f"value {shown!r} as a literal ({found.group().decode(errors='replace')!r})",
+                            run.rel, rel)
         found = constant.search(run.argv)
         if found is not None:
-            raise _Fail(ViolationKind.HARD_CODED, f"the command line of run record {record_rel!r} holds the value "
-                        f"{value!r} as a literal ({found.group().decode(errors='replace')!r})", record_rel)
+            raise _Fail(ViolationKind.HARD_CODED, f"the command line of run record {run.rel!r} holds the value "
+                        f"{shown!r} as a literal ({found.group().decode(errors='replace')!r})", run.rel)
+
+
+def _read_answer(ws: _Workspace, path: Path, rule: Any, kind: str) -> Answer:
+    if rule.json_pointer is None:
+        return extract_answer(path, rule, kind)
+    document = ws.documents.get(path)
+    if document is None:
+        document = ws.documents[path] = parse_json_output(path)
+    return answer_from_json(document, rule, kind)
+
+
+def _find_answer_record(ws: _Workspace, task: ResolvedTask, info: _TaskInfo, value: Answer | float) -> str | None:
+    """The newest run record of the workspace whose output gives ``value`` as the answer of the
+    task's claim (records keep numbers only: the answer is read from each run's output)."""
+    best: tuple[str, str] | None = None
+    for rel in ws.all_records():
+        record = ws.record(rel)
+        if isinstance(record, str) or not evidence_usable(record):
+            continue
+        try:
+            _, (path, _, _) = _run_and_source(ws, task, info, rel)
+            got = _read_answer(ws, path, info.claim.extract, task.kind)
+        except (_Fail, ExtractError):
+            continue
+        if answer_mismatch(task.kind, got, value, task.precision) is None:
+            ended = str(record.get("ended", ""))
+            if best is None or ended > best[0]:
+                best = (ended, rel)
+    return None if best is None else best[1]
+
+
+def _trace_answer(ws: _Workspace, task: ResolvedTask, info: _TaskInfo, entry: Entry | AnswerEntry, run: _Run,
+                  path: Path, shown: str, copied: str | None) -> _Traced:
+    """The rest of :func:`_trace` for a claim of kind string, set or list: the answer the claim's
+    rule reads from the output must match the submitted one (spec/02-manifest.md#kinds), the
+    evidence's script must be the run's, and the numbers of a set or list must not be literals of
+    a script the reproducer wrote. A string answer written in such a script is only a suspicion:
+    the code may well name the answer (a model, a dataset) for honest reasons."""
+    claim = info.claim
+    try:
+        extracted = _read_answer(ws, path, claim.extract, task.kind)
+    except ExtractError as exc:
+        raise _Fail(ViolationKind.VALUE_MISMATCH, f"the claim's rule reads no answer from {shown!r}: it {exc}",
+                    run.rel, shown) from None
+    why = answer_mismatch(task.kind, extracted, entry.value, task.precision)
+    if why is not None:
+        raise _Fail(ViolationKind.VALUE_MISMATCH, f"the claim's rule reads {answer_text(extracted)} from {shown!r}, "
+                    f"not the submitted {answer_text(entry.value)}: {why}", run.rel, shown)
+    _named_script(ws, run, entry.evidence)
+    numbers = [e for e in (extracted if isinstance(extracted, tuple) else ()) if isinstance(e, float)]
+    _constants(ws, run, entry.value, numbers, task.precision, claim.extract.scale)
+    source_key = claim.extract.stream or claim.extract.output
     outcome = run.copies.get(source_key)
     if outcome is None:
         outcome = run.copies[source_key] = _copy_check(ws, run, shown, copied)
     if isinstance(outcome, _Fail):
         raise outcome
-    # The outcome is shared by every value read from this output; the value read is this one's.
-    return _Traced(outcome.record, outcome.record_dir, outcome.output, outcome.notes, extracted)
+    notes = list(outcome.notes)
+    if isinstance(extracted, str) and len(normalise_text(extracted)) >= 4:
+        if run.own is None:
+            run.own = [(rel, p) for rel, p in run.scripts.items()
+                       if ws.ctx.before is None or not ws.present_before(rel, p)]
+        needle = normalise_text(extracted)
+        for rel, script in run.own:
+            if needle in normalise_text(ws.text(script).decode(errors="replace")):
+                notes.append((ViolationKind.HARD_CODED, f"the script {rel!r}, written during the attempt, holds the "
+                              f"answer {extracted!r}; the run printed it, which may be what the code computes"))
+                break
+    return _Traced(outcome.record, outcome.record_dir, outcome.output, notes, extracted)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -854,7 +964,7 @@ def _run_products(ws: _Workspace) -> tuple[set[str], set[str]]:
     return outputs, dirs
 
 
-def _leaked(ws: _Workspace, tasks: Mapping[str, ResolvedTask], values: Mapping[str, Entry],
+def _leaked(ws: _Workspace, tasks: Mapping[str, ResolvedTask], values: Mapping[str, Entry | AnswerEntry],
             traced: Mapping[str, _Traced]) -> dict[str, tuple[str, str]]:
     """Per task: (file, spelling) of a hidden reference value or a decoy found, in any spelling
     (:func:`~rra_tools.bench.workspace.leak_forms`), in a file the attempt wrote that is not the
@@ -872,7 +982,8 @@ def _leaked(ws: _Workspace, tasks: Mapping[str, ResolvedTask], values: Mapping[s
         info = _info(task)
         entry = values.get(key)
         # The paper's printed value is public; a traced value was produced by a run, wherever copied.
-        public = (info.claim.reported.value,) + ((entry.value,) if entry is not None and key in traced else ())
+        public = tuple(v for v in (info.claim.reported.value, entry.value if entry is not None and key in traced
+                                   else None) if isinstance(v, float))
         scale = info.claim.extract.scale
         hidden[key] = _hidden_forms(tuple(sorted(info.values)), task.precision, public, scale)
         # A decoy is told by all its digits: rounded to the precision it may be an honest number.
@@ -917,19 +1028,22 @@ def _union_pattern(forms: frozenset[str]) -> re.Pattern[bytes] | None:
     return leak_pattern(forms)
 
 
-def audit_submission(submission: ReadSubmission, tasks: Mapping[str, ResolvedTask],
-                     ctx: AuditContext, evidence: dict[str, float] | None = None) -> dict[str, list[AuditFinding]]:
+def audit_submission(submission: ReadSubmission, tasks: Mapping[str, ResolvedTask], ctx: AuditContext,
+                     evidence: dict[str, float | Answer] | None = None) -> dict[str, list[AuditFinding]]:
     """The findings on every value of ``submission`` whose task is in ``tasks``, by task key;
     ``evidence``, when given, receives the value each traced value's evidence yields (read by the
     claim's own rule): what a value is scored on, since the submitted one may be rounded."""
     ws = _Workspace(ctx)
-    values = {k: v for k, v in submission.values.items() if isinstance(v, Entry) and k in tasks}
+    # A number for a number claim; a string, set or list (or a number) for a claim of another kind.
+    values = {k: v for k, v in submission.values.items() if k in tasks and (
+        isinstance(v, Entry) or (isinstance(v, AnswerEntry) and tasks[k].kind != "number"))}
     findings: dict[str, list[AuditFinding]] = {k: [] for k in values}
     traced: dict[str, _Traced] = {}
     for key, entry in values.items():
         task = tasks[key]
         info = _info(task)
-        # The finder: cheap signs that a value did not come from a run.
+        # The finder: cheap signs that a value did not come from a run (decoys and hidden
+        # references are numbers: an answer is never one).
         suspicions: list[tuple[ViolationKind, str]] = []
         decoys = ctx.honeypots.get(key)
         decoy = entry.value if decoys and entry.value in decoys else None

@@ -40,6 +40,7 @@ from ..agents.cell import DEFAULT_LIMITS, CellOptions, compare_usage, make_cell_
 from ..agents.proxy import Budgets
 from ..agents.sandbox import resolve_backend
 from ..errors import RRAError
+from ..answers import Answer
 from ..io.atomic import write_atomic
 from ..model.cell import MeteredUsage, SandboxLimits
 from ..model.bench_results import (
@@ -68,7 +69,7 @@ from .agent_cells import (
     spec_text,
 )
 from .attempt_file import ATTEMPT_NAME, JOURNAL_NAME, journal_context, write_attempt
-from .audit import AuditContext, audit_submission
+from .audit import AuditContext, audit_submission, number_or_none
 from .construction import construction_of
 from .errors import BenchError
 from .executor import CellEvent, CellSlot, execute
@@ -319,14 +320,14 @@ def judge_cell(cell: Cell, bench: BenchRun, prepared: PreparedCell, started: flo
                            honeypots={cell.task: prepared.decoys}, live=True,
                            **journal_context(directory, journal_head, os.path.realpath(workspace)))
     wall0, cpu0 = time.perf_counter(), time.thread_time()
-    evidence: dict[str, float] = {}
+    evidence: dict[str, float | Answer] = {}
     findings = audit_submission(submitted, {cell.task: task}, context, evidence).get(cell.task, [])
     common.update({"audit_wall_s": round(time.perf_counter() - wall0, 6),
                    "audit_cpu_s": round(time.thread_time() - cpu0, 6)})
     judged = evidence.get(cell.task)
     state, value, inside, detail = score_value(cell.task, task.interval, submitted.values.get(cell.task), findings,
                                                judged)
-    return _store(directory, _result(cell, state, detail, value=value, inside=inside, evidence_value=judged,
+    return _store(directory, _result(cell, state, detail, value=value, inside=inside, evidence_value=number_or_none(judged),
                                      findings=[f.model_dump() for f in findings], **common))
 
 

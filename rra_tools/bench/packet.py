@@ -30,10 +30,11 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..answers import Answer
 from ..io.atomic import write_atomic
 from ..model.bench_results import AttemptState, CellResult
 from ..model.packet import Assignment, PacketSet
-from .audit import AuditContext, audit_submission
+from .audit import AuditContext, audit_submission, number_or_none
 from .errors import BenchError
 from .scoring import score_value
 from .submissions import read_submission
@@ -170,7 +171,7 @@ def score_packets(taskset: LoadedTaskSet, directory: Path) -> list[CellResult]:
             continue
         ctx = AuditContext(workspace, before=before, started=packets.exported, ended=ended)
         wall0, cpu0 = time.perf_counter(), time.thread_time()
-        evidence: dict[str, float] = {}
+        evidence: dict[str, float | Answer] = {}
         found = audit_submission(read, {a.task: task}, ctx, evidence).get(a.task, [])
         common.update({"audit_wall_s": round(time.perf_counter() - wall0, 6),
                        "audit_cpu_s": round(time.thread_time() - cpu0, 6)})
@@ -178,6 +179,6 @@ def score_packets(taskset: LoadedTaskSet, directory: Path) -> list[CellResult]:
                                                    evidence.get(a.task))
         results.append(CellResult.model_validate({
             "cell": cell, "state": state, "value": value, "inside": inside, "detail": detail, "findings": found,
-            "evidence_value": evidence.get(a.task),
+            "evidence_value": number_or_none(evidence.get(a.task)),
             "usage": None if read.usage is None else {"stated": read.usage.model_dump(exclude_none=True)}, "submission": f"{a.packet}/{SUBMISSION_NAME}", **common}))
     return results

@@ -16,10 +16,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..answers import Answer
 from ..model.bench_results import AttemptState, AuditFinding, CellResult, ViolationKind
 from ..model.taskset import CodeCondition
 from .attempt_file import ATTEMPT_NAME, read_attempt
-from .audit import audit_submission
+from .audit import audit_submission, number_or_none
 from .scoring import score_value
 from .submissions import ReadSubmission, read_submission
 from .taskset import LoadedTaskSet, ResolvedTask
@@ -85,7 +86,7 @@ def _score(tasks: Mapping[str, ResolvedTask], index: int, path: Path, condition:
     if repeat is None:
         repeat = repeats[(reproducer, cond)] = repeats.get((reproducer, cond), 0) + 1
     wall0, cpu0 = time.perf_counter(), time.thread_time()
-    evidence: dict[str, float] = {}
+    evidence: dict[str, float | Answer] = {}
     findings: dict[str, list[AuditFinding]] = {}
     if read.error is None:
         ctx, broken = read_attempt(path.parent)
@@ -114,6 +115,6 @@ def _score(tasks: Mapping[str, ResolvedTask], index: int, path: Path, condition:
                                                        evidence.get(key))
         mine.append(CellResult.model_validate({
             "cell": cell, "state": state, "value": value, "inside": inside, "detail": detail,
-            "evidence_value": evidence.get(key),
+            "evidence_value": number_or_none(evidence.get(key)),
             "findings": found, "usage": None if read.usage is None else {"stated": read.usage.model_dump(exclude_none=True)}, "submission": str(path), **audit}))
     return mine

@@ -140,8 +140,10 @@ def test_rra_bench_score_scores_numbers_and_answers_side_by_side(tmp_path: Path)
     results = {r.cell.task: r for r in score_submissions(loaded, [submission])}
     assert (results["p/e/n"].state, results["p/e/n"].detail) == (
         "parse_failure", "values/0: value '0.5' is a string, not a JSON number")
-    # The answer is scored by match; its audit (a run that produced it) is the auditor's part.
-    assert results["p/e/l"].state == "success"
+    # The answer matches, but no run produced it: the auditor traces answers as it traces numbers
+    # (tests/acceptance/test_bench_audit_answers.py has the runs).
+    assert results["p/e/l"].state == "audit_violation"
+    assert results["p/e/l"].findings[0].kind == "hard_coded" and results["p/e/l"].inside is True
 
 
 # Answers read from outputs -------------------------------------------------------------------
