@@ -209,7 +209,10 @@ def _task_description(taskset: LoadedTaskSet, task: ResolvedTask, condition: str
         "paper": {"title": paper.get("title"), "file": paper_file,
                   **{k: paper[k] for k in ("doi", "arxiv", "url", "year", "venue") if k in paper}},
         "claim": {"id": claim.id, "metric": claim.metric._asdict(), "paper_location": manifest_claim.get(
-            "paper_location"), "precision": claim.reported.precision, "aggregate": claim.aggregate},
+            "paper_location"), "precision": claim.reported.precision, "aggregate": claim.aggregate,
+                  # The kind is said only when the answer is not a number (RRA 1.2), so that the
+                  # descriptions of number tasks stay as they were.
+                  **({"kind": task.kind} if task.kind != "number" else {})},
         # How the evaluator reads the number out of an output (so that raw-code reproducers know
         # what to produce); under 'refined', the manifest's launcher says the same.
         "extract": extract,
@@ -222,18 +225,29 @@ def _task_description(taskset: LoadedTaskSet, task: ResolvedTask, condition: str
 
 _TASK_MD = """# Task {task}
 
-Reproduce the number the paper reports for claim `{claim}` ({metric}, unit `{unit}`, {direction} is
+Reproduce the {thing} the paper reports for claim `{claim}` ({metric}, unit `{unit}`, {direction} is
 better; {where}), from the {what} in this directory.
 
 - The paper: {paper}.
-- How the number is read from an output: `{extract}`.
+- How the {short} is read from an output: `{extract}`.
 - Limits: {limits}.
 
 Write `{submission}` (schema `rra-submission-1.0`): one entry in `values` with `task: {task}`, the
-`value`, and its `evidence` (the run record, the output file and the script, paths relative to this
+`value`{shape}, and its `evidence` (the run record, the output file and the script, paths relative to this
 directory). Declare every file of the given code you change in `changes`. Report what you used in
 `usage` (tokens, cost_usd, wall_s, gpu_hours).
 """
+
+
+#: How TASK.md names the value of a claim of each kind: (what is reproduced, its short name, the
+#: shape of the submission's value).
+_KIND_WORDS = {
+    "number": ("number", "number", ""),
+    "string": ("answer (a text; matched case-, space- and punctuation-insensitively)", "answer",
+               " (a JSON string)"),
+    "list": ("answer (an ordered list; each element matched by its own rule)", "answer", " (a JSON array)"),
+    "set": ("answer (a set: its elements in any order)", "answer", " (a JSON array)"),
+}
 
 
 def _render_task_md(description: Mapping[str, Any]) -> str:
@@ -250,7 +264,10 @@ def _render_task_md(description: Mapping[str, Any]) -> str:
     else:
         what = (f"refined artifact without its {', '.join(parts)} (condition `{condition}`; rra.json"
                 + ("" if "launchers" in parts else "; run its launcher with `rra run`") + ")")
+    kind = claim.get("kind", "number")
+    thing, short, shape = _KIND_WORDS.get(kind, _KIND_WORDS["number"])
     return _TASK_MD.format(
+        thing=thing, short=short, shape=shape,
         task=description["task"], claim=claim["id"], metric=metric["name"], unit=metric["unit"],
         direction=metric["direction"], where=where, what=what,
         paper=f"paper/{paper['file']}" if paper.get("file") else repr(paper.get("title")),

@@ -139,3 +139,12 @@ def test_answers_are_traced_like_numbers(judged: dict[str, CellResult], name: st
 def test_the_mismatch_says_what_the_evidence_gives(judged: dict[str, CellResult]) -> None:
     detail = judged["wrong-answer"].detail or ""
     assert "reads 'adam' from 'out/metrics.json', not the submitted 'sgd'" in detail, detail
+
+
+def test_the_reproducer_is_told_the_kind(judged: dict[str, CellResult], tmp_path_factory: pytest.TempPathFactory) -> None:
+    workspace = Path(str(judged["honest-list"].workspace))
+    root = next(p for p in tmp_path_factory.getbasetemp().glob("answers*/out") if (p / workspace).exists())
+    task = json.loads((root / workspace / "task.json").read_text())
+    assert task["claim"]["kind"] == "list"
+    text = (root / workspace / "TASK.md").read_text()
+    assert "Reproduce the answer (an ordered list" in text and "`value` (a JSON array)" in text
