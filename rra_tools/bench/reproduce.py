@@ -31,16 +31,17 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..agents.cell import DEFAULT_LIMITS, CellOptions, run_cell_command
+from ..answers import AnswerInterval, answer_text
 from ..agents.proxy import Budgets
 from ..agents.sandbox import resolve_backend
 from ..errors import RRAError
-from ..io.artifact import load_artifact
+from ..io.artifact import Artifact, load_artifact
 from ..io.atomic import write_atomic
 from ..model.bench_results import (
     REPRODUCE_STATES,
@@ -57,7 +58,7 @@ from ..run.gpus import inventory as gpu_inventory
 from ..run.local import MEMORY_LIMIT_NOTE
 from ..run.orchestrate import run_plans
 from ..run.plan import RunPlan, find_launcher, launcher_order
-from ..run.results import claim_values, latest_successful
+from ..run.results import claim_answers, claim_values, latest_successful
 from .attempt_cell import Outcome, outcome_of, plans_of, read_outcome
 from .construction import construction_of
 from .errors import BenchError
@@ -252,6 +253,8 @@ def _attempt(cell: AttemptCell, out: Path, slot: CellSlot, options: CellOptions 
         return Attempt(number=number, seed=seed, state=state, detail=detail, record=record), stopped
     copy = load_artifact(workspace)
     best, _ = latest_successful(copy)
+    if task.kind != "number":
+        return _answer_attempt(copy, task, best, number, seed, workspace, root), False
     found = [(s, v, w) for s, _, v, w in claim_values(task.task.claim, task.launcher, best) if s == seed]
     if not found:
         return Attempt(number=number, seed=seed, state=AttemptState.MISSING_VALUE,
@@ -262,6 +265,27 @@ def _attempt(cell: AttemptCell, out: Path, slot: CellSlot, options: CellOptions 
         return Attempt(number=number, seed=seed, state=AttemptState.SUCCESS, value=value, record=record), False
     return Attempt(number=number, seed=seed, state=AttemptState.OUTSIDE_INTERVAL, value=value, record=record,
                    detail=f"{value!r} is outside [{task.interval.low!r}, {task.interval.high!r}]"), False
+
+
+def _answer_attempt(copy: Artifact, task: ResolvedTask, best: Mapping[Any, tuple[Mapping[str, Any], str]],
+                    number: int, seed: int | None, workspace: Path, root: Path) -> Attempt:
+    """An attempt of a task whose claim is a string, set or list: the answer the run's output
+    gives (records keep numbers only), matched with the task's expected answer."""
+    claim = next(c for c in copy.manifest.claims if c.id == task.task.claim)
+    answers, problems = claim_answers(copy, claim, best)
+    found = [(a, w) for s, _, a, w in answers if s == seed]
+    if not found:
+        why = f" ({problems[0]})" if problems else ""
+        return Attempt(number=number, seed=seed, state=AttemptState.MISSING_VALUE,
+                       detail=f"no run record of {task.launcher!r} has an output holding the answer of claim "
+                       f"{task.task.claim!r}{why}")
+    answer, where = found[0]
+    record = (workspace / where).relative_to(root).as_posix()
+    mismatch = task.interval.mismatch(answer) if isinstance(task.interval, AnswerInterval) else "not an answer task"
+    if mismatch is None:
+        return Attempt(number=number, seed=seed, state=AttemptState.SUCCESS, record=record)
+    return Attempt(number=number, seed=seed, state=AttemptState.OUTSIDE_INTERVAL, record=record,
+                   detail=f"the answer {answer_text(answer)} does not match: {mismatch}")
 
 
 def _identity(taskset: LoadedTaskSet) -> dict[str, Any]:

@@ -17,10 +17,11 @@ import pytest
 from rra_tools.bench import load_taskset, plan_run
 from rra_tools.bench.cells import judge_cell, prepare_cell
 from rra_tools.io.journal import JOURNAL_PATH, JOURNAL_VARIABLE
-from rra_tools.model.bench_results import Cell, CellResult
+from rra_tools.model.bench_results import BenchResults, Cell, CellResult
 from rra_tools.model.taskset import CodeCondition
 
 from ..audit_corpus import Attempt, _proxy
+from ..rra_cli import rra
 
 FP = {"hardware": "x86_64", "software": "sh"}
 EMIT = ("mkdir -p out\npython3 -c 'import json; print(json.dumps({\"opt\": \"ad\" + \"am\", "
@@ -148,3 +149,26 @@ def test_the_reproducer_is_told_the_kind(judged: dict[str, CellResult], tmp_path
     assert task["claim"]["kind"] == "list"
     text = (root / workspace / "TASK.md").read_text()
     assert "Reproduce the answer (an ordered list" in text and "`value` (a JSON array)" in text
+
+
+def test_reproduce_scores_answers(tmp_path: Path) -> None:
+    """rra bench reproduce: an attempt of an answer task is scored by the answer its run's output
+    gives (records keep numbers only), a wrong one is outside_interval with what differs."""
+    _artifact(tmp_path / "artifact")
+    wrong = tmp_path / "wrong"
+    _artifact(wrong)
+    (wrong / "emit.sh").write_text(EMIT.replace('"ad" + "am"', '"sg" + "d"'))
+    taskset = tmp_path / "tasks.json"
+    taskset.write_text(json.dumps({"bench_version": "1.0", "id": "t", "repeats": 1, "papers": [
+        {"id": "p", "experiments": [{"id": "e", "tasks": [
+            {"id": "opt", "artifact": "artifact", "claim": "opt"}, {"id": "top", "artifact": "artifact", "claim": "top"},
+            {"id": "bad", "artifact": "wrong", "claim": "opt"}]}]}]}))
+    out = tmp_path / "out"
+    proc = rra("bench", "reproduce", str(taskset), "-o", str(out), "--sandbox", "none", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    results = BenchResults.model_validate_json((out / "results.json").read_text())
+    states = {f"{t.paper}/{t.experiment}/{t.task}": [(str(a.state), a.detail) for a in t.attempts]
+              for t in results.tasks}
+    assert states["p/e/opt"] == [("success", None)] and states["p/e/top"] == [("success", None)], states
+    (state, detail), = states["p/e/bad"]
+    assert state == "outside_interval" and "does not match" in (detail or ""), states
