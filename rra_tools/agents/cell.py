@@ -108,17 +108,21 @@ def run_cell_command(command: str, workspace: Path, *, options: CellOptions, env
                      limits: SandboxLimits, budgets: Budgets, logs: Path, call_log: Path,
                      hidden: Sequence[Path] = (), gpus: Sequence[int] = (),
                      stop: threading.Event | None = None, readonly: Sequence[Path] = (),
-                     writable: Sequence[Path] = (), journal: Path | None = None) -> CellRun:
+                     writable: Sequence[Path] = (), journal: Path | None = None,
+                     journal_head: str | None = None) -> CellRun:
     """Run ``command`` in ``workspace`` in a sandbox of ``options``, its model calls metered into
     ``call_log`` under ``budgets``; ``env`` are the cell's own variables; ``hidden`` paths must stay
     invisible (the references, the benchmark directory); ``readonly`` and ``writable`` are shown
     besides ``options.readonly`` (an agent's installed tree; its transcript directory); ``journal``:
     the file the proxy keeps the cell's run journal in (outside the workspace; ``rra run`` inside
-    commits each record to it). SandboxError or ProxyError when the cell cannot be set up."""
+    commits each record to it), continued from ``journal_head`` when the cell ran a command before
+    (its digest must still end the file). SandboxError, ProxyError or JournalError when the cell
+    cannot be set up."""
     prices = load_price_table(options.price_file)
     keys = {provider: os.environ[variable] for provider, variable in KEY_VARIABLES.items() if variable in os.environ}
     settings = ProxySettings(upstreams=options.upstreams, keys=keys, prices=prices, call_log=call_log,
-                             budgets=budgets, allowed_tools=options.allowed_tools, journal=journal)
+                             budgets=budgets, allowed_tools=options.allowed_tools, journal=journal,
+                             journal_head=journal_head)
     backend = for_gpus(options.backend, options.requested) if gpus else options.backend
     run_dir = new_run_dir()
     sandboxed = backend.name != "none"

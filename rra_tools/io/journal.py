@@ -139,15 +139,20 @@ def read_journal(path: Path, head: str | None = None) -> list[JournalEntry]:
 
 
 class Journal:
-    """A journal file, appended to by one process (the cell's proxy), from several threads.
+    """A journal file, appended to by one writer at a time (the cell's proxy), from several threads.
 
     An existing file is continued (a cell whose commands run one after another, as Inspect's
-    sandbox calls do, keeps one journal): its chain is checked first."""
+    sandbox calls do, keeps one journal): its chain is checked first, and its last digest must be
+    ``head``, the one the evaluator kept from the writer before (JournalError otherwise: someone
+    else wrote to it in between)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, head: str | None = None) -> None:
         self.path = path
         self._lock = threading.Lock()
-        held = read_journal(path) if path.exists() else []
+        held = read_journal(path, head) if path.exists() else []
+        if head is not None and not held and head != GENESIS:
+            raise JournalError(f"{path}: the run journal is gone or empty, but the evaluator kept {head[:12]}... "
+                               "as its last digest")
         self._count = len(held)
         self._head = held[-1].hash if held else GENESIS
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)

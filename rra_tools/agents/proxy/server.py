@@ -139,6 +139,9 @@ class ProxySettings:
     backoff_s: float = 0.5
     #: Where the cell's run journal is kept (:mod:`rra_tools.io.journal`); None: no journal.
     journal: Path | None = None
+    #: The last digest of that journal as the evaluator kept it from the cell's previous command
+    #: (None: the journal starts here, or its file is trusted as it is).
+    journal_head: str | None = None
 
 
 class _Pool:
@@ -362,7 +365,7 @@ class MeteringProxy:
         self._journal: Journal | None = None
         try:
             if settings.journal is not None:
-                self._journal = Journal(settings.journal)
+                self._journal = Journal(settings.journal, settings.journal_head)
             if tcp is not None:
                 self._bind_tcp(tcp)
             if unix_socket is not None:

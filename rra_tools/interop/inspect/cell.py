@@ -84,6 +84,7 @@ class SampleCell:
     #: continues the same journal file).
     journal_head: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    journal_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 def prepare(bench: BenchRun, cell_key: str) -> SampleCell:
@@ -146,12 +147,15 @@ def run_in_cell(sample: SampleCell, argv: Sequence[str], *, stdin: str | bytes |
         logs = prepared.directory / "inspect" / f"exec-{sample.execs}"
     hidden = [p for p in (bench.out, bench.home, bench.taskset.references) if p is not None]
     assert bench.options is not None  # bench_for plans with options
-    ran = run_cell_command(command, prepared.workspace, options=bench.options,
-                           env=_env(sample, prepared.workspace, extra), limits=_limits(bench, timeout),
-                           budgets=Budgets(), logs=logs, call_log=logs / "model-calls.jsonl", hidden=hidden,
-                           journal=prepared.directory / JOURNAL_NAME)
+    # One command at a time per sample: each command's proxy continues the cell's one run journal
+    # from the digest the previous one left, which a concurrent writer would break.
+    with sample.journal_lock:
+        ran = run_cell_command(command, prepared.workspace, options=bench.options,
+                               env=_env(sample, prepared.workspace, extra), limits=_limits(bench, timeout),
+                               budgets=Budgets(), logs=logs, call_log=logs / "model-calls.jsonl", hidden=hidden,
+                               journal=prepared.directory / JOURNAL_NAME, journal_head=sample.journal_head)
+        sample.journal_head = ran.journal_head
     ended = ran.exit
-    sample.journal_head = ran.journal_head
     sample.exit_status = ended.exit_status
     sample.record = ended.record.model_dump(exclude_none=True)
     out = (logs / "reproducer.stdout.log").read_text(encoding="utf-8", errors="replace") \
