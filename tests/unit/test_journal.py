@@ -98,3 +98,30 @@ def test_a_journal_continued_must_end_where_the_evaluator_left_it(tmp_path: Path
 def test_a_malformed_commit_is_refused(body: object) -> None:
     with pytest.raises(JournalError):
         entry_from_request(body)
+
+
+def test_the_proxy_takes_commits_and_refuses_garbage(tmp_path: Path) -> None:
+    """The metering proxy answers /rra/journal itself: a commit is appended (200, its seq and
+    digest), a malformed one refused (400) and nothing written; neither is a metered call."""
+    import http.client
+
+    from rra_tools.agents.proxy import MeteringProxy, ProxySettings, load_price_table
+
+    settings = ProxySettings(upstreams={}, keys={}, prices=load_price_table(None), call_log=tmp_path / "calls.jsonl",
+                             journal=tmp_path / "j.jsonl")
+    with MeteringProxy(settings, tcp=("127.0.0.1", 0)) as proxy:
+        assert proxy.tcp_address is not None
+        answers = []
+        for body in (b"{not json", json.dumps({"record": "/w/r.json", "sha256": "x"}).encode(),
+                     json.dumps({"record": "/w/r.json", "sha256": DIGEST, "ended": "t", "outputs": {}}).encode()):
+            connection = http.client.HTTPConnection(*proxy.tcp_address, timeout=5)
+            connection.request("POST", "/rra/journal", body=body, headers={"Content-Type": "application/json"})
+            response = connection.getresponse()
+            answers.append((response.status, json.loads(response.read())))
+            connection.close()
+        head = proxy.journal_head
+        assert proxy.usage().calls == 0
+    assert [status for status, _ in answers] == [400, 400, 200]
+    assert answers[2][1] == {"seq": 1, "hash": head}
+    (entry,) = read_journal(tmp_path / "j.jsonl", head)
+    assert (entry.record, entry.sha256) == ("/w/r.json", DIGEST)
