@@ -89,11 +89,23 @@ MODULES: dict[str, list[str]] = {
                                                "tests/unit/test_conformance.py"],
     # Trust-critical modules of issue 23 item 11 (the verdicts of packets, the review, claim detection).
     "rra_tools/bench/packet.py": ["tests/unit/test_bench_packet.py", "tests/acceptance/test_bench_packet.py"],
-    "rra_tools/builder/review_checks.py": ["tests/unit/test_builder_review_checks.py", "tests/unit/test_builder_review.py",
-                                           "tests/acceptance/test_builder_review.py"],
+    "rra_tools/builder/review_checks.py": ["tests/unit/test_builder_review_checks.py", "tests/unit/test_claim_kinds.py",
+                                           "tests/unit/test_builder_review.py", "tests/acceptance/test_builder_review.py"],
     "rra_tools/builder/detect/claims.py": ["tests/unit/test_builder_detect_claims.py", "tests/unit/test_builder_detect.py",
                                            "tests/unit/test_builder_detect_extras.py",
                                            "tests/unit/test_builder_draft_claims.py"],
+    # The auditor and the scoring of submissions (issue 23 item 11: the verdicts of rra bench). The
+    # journal tests' bubblewrap cells cannot see the mutated copy of the tree: only --sandbox none runs.
+    "rra_tools/bench/scoring.py": ["tests/unit/test_bench_scoring.py", "tests/unit/test_bench_answers.py",
+                                   "tests/unit/test_bench_score.py", "tests/unit/test_bench_report.py"],
+    "rra_tools/bench/score.py": ["tests/unit/test_bench_score_cells.py", "tests/unit/test_bench_audit_edges.py",
+                                 "tests/unit/test_bench_score.py", "tests/unit/test_bench_answers.py",
+                                 "tests/acceptance/test_bench_audit_answers.py", "tests/acceptance/test_bench_journal.py",
+                                 "-k", "not bwrap"],
+    "rra_tools/bench/audit.py": ["tests/unit/test_bench_audit_edges.py", "tests/unit/test_bench_score.py",
+                                 "tests/unit/test_bench_answers.py", "tests/acceptance/test_bench_audit_answers.py",
+                                 "tests/acceptance/test_bench_journal.py", "tests/acceptance/test_bench_audit.py",
+                                 "-k", "not bwrap"],
 }
 
 #: Mutants that cannot change behaviour, by module and "function: before -> after", with the
@@ -201,11 +213,33 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "export_packets: True -> False (#4)": "made.transformation.model_dump(exclude_none=True) or False: no field of "
                                               "Transformation can be None (without, tree_digest, removed, reverted, "
                                               "fields), so the kept state file holds the same JSON",
+        "score_packets: True -> False": "the stated usage dumped with or without its None fields validates to the same "
+                                        "Usage (every field defaults to None), and results are written without None "
+                                        "fields (exclude_none)",
+    },
+    "rra_tools/bench/audit.py": {
+        "_journaled: return first -> return None": "the journal entry returned for a record that matches it becomes "
+                                                   "_Run.committed, which nothing reads: a matching record passes "
+                                                   "either way (None and an entry are both not a _Fail)",
+    },
+    "rra_tools/bench/score.py": {
+        "_score: True -> False (#2)": "read.usage.model_dump(exclude_none=True) or with the None fields: CellUsage "
+                                      "validates either dict into the same Usage (every field defaults to None) and "
+                                      "nothing reads which fields were set",
     },
     "rra_tools/builder/review_checks.py": {
         "_order: 1 -> 2 (#3)": "a record without a repeat ordered at -1 or -2 among its seed's records: every other "
                                "repeat is 0 or more (the run record's 'repeat' has ge=0), so both come first; they "
                                "differ only beside a repeat of -1, which no valid record has",
+        "_order: 1 -> 2": "a record without a seed ordered at -1 or -2 among the launcher's records: a run's seed is "
+                          "one of its launcher's seeds, which are 0 or more (ge=0), so both come first; they differ "
+                          "only beside a seed of -1, which rra run never records",
+        **{k: "a guard no caller reaches: reported_answer is called (by trace_claim and review's _claims) only with "
+              "the index of one of artifact.manifest.claims, and the artifact's data is schema-valid, so 'claims' "
+              "is a list that holds that index"
+           for k in ("reported_answer: isinstance(claims, list) and index < len(claims) -> "
+                     "isinstance(claims, list) or index < len(claims)",
+                     "reported_answer: index < len(claims) -> index <= len(claims)")},
     },
     "rra_tools/builder/detect/claims.py": {
         **{k: "the loop over files stops at the cap, or goes on past it: detect_claims returns "

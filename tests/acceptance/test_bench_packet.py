@@ -12,6 +12,7 @@ import pickle
 import struct
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -230,8 +231,10 @@ def test_returned_packets_are_scored_like_any_submission(study: tuple[Path, Path
         command = commands["honest" if a["person"] == "ann" else "typist"]
         subprocess.run(command, shell=True, cwd=packet, env=env, check=True, timeout=300)  # noqa: S602
     scores = tmp / "scores.json"
+    began = time.perf_counter()
     scored = rra("bench", "score", str(taskset), "--packets", str(tmp / "study"), "--references", str(references),
                  "-o", str(scores))
+    took = time.perf_counter() - began
     assert scored.returncode == 0, scored.stderr
     results = BenchResults.model_validate_json(scores.read_text())
     assigned = {(a["person"], a["task"]): a["condition"] for a in data["assignments"]}
@@ -245,7 +248,7 @@ def test_returned_packets_are_scored_like_any_submission(study: tuple[Path, Path
     for c in audited:
         assert c.audit_wall_s is not None and c.audit_cpu_s is not None
         assert (round(c.audit_wall_s, 6), round(c.audit_cpu_s, 6)) == (c.audit_wall_s, c.audit_cpu_s)
-        assert c.audit_cpu_s <= c.audit_wall_s + 0.01
+        assert c.audit_cpu_s <= c.audit_wall_s + 0.01 and c.audit_wall_s < took
     assert len({c.audit_wall_s for c in audited}) > 1
     cy = next(c for c in results.cells if c.cell.reproducer == "cy" and c.cell.task == "p/t1/var")
     assert cy.detail == "cy returned no submission in packets/cy/p/t1/var"
@@ -255,7 +258,9 @@ def test_returned_packets_are_scored_like_any_submission(study: tuple[Path, Path
     other.write_text(taskset.read_text().replace('"repeats": 1', '"repeats": 2'), encoding="utf-8")
     wrong = rra("bench", "score", str(other), "--packets", str(tmp / "study"), "--references", str(references))
     assert wrong.returncode != 0
-    assert "were made from task set 'tiny-bench'" in wrong.stderr and f"not from {str(other)!r}" in wrong.stderr
+    made = json.loads((tmp / "study" / "packet-set.json").read_text(encoding="utf-8"))["taskset_sha256"]
+    assert (f"were made from task set 'tiny-bench' (sha256 {made[:12]}…), not from {str(other)!r}"
+            in wrong.stderr), wrong.stderr
     both = rra("bench", "score", str(taskset), str(scores), "--packets", str(tmp / "study"))
     assert both.returncode == 2 and "give SUBMISSIONS or --packets, not both" in both.stderr
 

@@ -81,3 +81,5 @@ def test_a_packet_whose_state_is_gone_or_spoilt_is_still_scored(tmp_path: Path) 
     (tmp_path / "study" / "state" / "ann" / f"{second.task}.json").write_text(json.dumps({"before": [1]}))
     results = score_packets(taskset, tmp_path / "study")
     assert [(r.cell.task, r.state) for r in results] == [(first.task, "missing_value"), (second.task, "missing_value")]
+    # each assignment is one cell: the person as reproducer, the condition assigned, repeat 1
+    assert {(r.cell.reproducer, r.cell.condition, r.cell.repeat) for r in results} == {("ann", "refined", 1)}

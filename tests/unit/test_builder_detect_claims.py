@@ -84,3 +84,73 @@ def test_a_print_of_a_label_alone_or_of_no_string_is_no_metric() -> None:
     text = 'x = 1\nprint("accuracy:")\nprint(x, 0.5)\nprint("accuracy:", x)\n'
     found = metric_prints("run.py", text)
     assert [(f.line, f.parts[1]) for f in found] == [(4, "accuracy")]
+
+
+def test_text_after_a_table_and_a_text_of_one_line() -> None:
+    text = "# Results\n\n" + MARKDOWN + "\nThe rest is prose.\n"
+    assert [(f.line, f.parts) for f in table_numbers("README.md", text)] == [(5, ("cell", "ours", "acc", "91.5"))]
+    assert table_numbers("README.md", "| one line |") == []
+
+
+def test_a_latex_table_too_small_does_not_hide_the_next_one() -> None:
+    text = "\\begin{tabular}{c}\nalone \\\\\n\\end{tabular}\n" + TEX
+    assert [(f.line, f.parts) for f in latex_table_numbers("p.tex", text)] == [(6, ("cell", "ours", "acc", "91.5"))]
+
+
+def test_prints_without_a_number_do_not_hide_later_ones() -> None:
+    text = 'acc = 1\nprint()\nlog = print\nlogger.print("acc: 1")\nprint(f"acc: {acc}")\n'
+    assert [(f.line, f.parts[1]) for f in metric_prints("run.py", text)] == [(5, "acc")]
+
+
+def test_a_table_right_after_one_line_of_text() -> None:
+    assert [f.line for f in table_numbers("README.md", "Intro.\n" + MARKDOWN)] == [4]
+
+
+def test_a_border_without_a_table_does_not_hide_the_next_table() -> None:
+    # '=====  =====' and a line under it, then a blank line: no table; the next one is read
+    text = "=====  =====\nnot a table\n\n" + RST
+    assert [(f.line, f.parts) for f in rst_table_numbers("r.rst", text)] == [(7, ("cell", "ours", "acc", "91.5"))]
+
+
+GRID = "+-------+------+\n| model | acc  |\n+=======+======+\n| ours  | 91.5 |\n+-------+------+\n"
+
+
+def test_a_grid_table_needs_its_header_line() -> None:
+    assert [(f.line, f.parts) for f in rst_table_numbers("r.rst", GRID)] == [(4, ("cell", "ours", "acc", "91.5"))]
+    # without a '+===+' line no row is known to be the header: no cell is read
+    assert rst_table_numbers("r.rst", GRID.replace("=", "-")) == []
+
+
+def test_every_row_of_a_long_latex_table_has_its_line() -> None:
+    rows = "".join(f"r{i} & {i}.5 \\\\\n" for i in range(30))
+    text = "\\begin{tabular}{lc}\nmodel & acc \\\\\n\\hline\n" + rows + "\\end{tabular}\n"
+    assert [(f.line, f.parts[1]) for f in latex_table_numbers("p.tex", text)] == [(4 + i, f"r{i}") for i in range(30)]
+
+
+def test_only_labelled_numbers_are_metrics() -> None:
+    text = ('a, b, name = 1, 2, "x"\nprint(f"{a}{b}")\nprint("name: %s" % name)\nlogger.print("acc:", a)\n'
+            'print("acc: %d" % a)\n')
+    assert [(f.line, f.parts[1]) for f in metric_prints("run.py", text)] == [(5, "acc")]
+
+
+def test_python_that_does_not_parse_has_no_metrics() -> None:
+    assert metric_prints("run.py", 'print(f"acc: {acc}"\n') == []
+
+
+def test_listed_files_that_cannot_be_read_are_passed_over(tmp_path: Path) -> None:
+    # git lists them, but they are gone (or are links): detection reads only regular files
+    repo = _repo(tmp_path, {"README.md": MARKDOWN})
+    repo = RawRepo(root=tmp_path, files=["GONE.md", "README.md", "docs/gone.rst", "docs/gone.tex", "gone.py"])
+    assert _where(detect_claims(repo)) == [("README.md", 3)]
+
+
+def test_a_grid_table_alone_in_the_docs_is_read(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"docs/results.rst": "Results\n-------\n\n" + GRID})
+    assert _where(detect_claims(repo)) == [("docs/results.rst", 7)]
+
+
+def test_a_grid_table_of_narrow_columns_alone_in_the_docs_is_read(tmp_path: Path) -> None:
+    # no '===' anywhere: its '+--' borders alone say there is a table to read
+    narrow = "+--+--+\n|m |a |\n+==+==+\n|x |9 |\n+--+--+\n"
+    repo = _repo(tmp_path, {"docs/narrow.rst": narrow})
+    assert [(f.file, f.line, f.parts) for f in detect_claims(repo)] == [("docs/narrow.rst", 4, ("cell", "x", "a", "9"))]

@@ -164,6 +164,10 @@ def test_steps_follow_the_seeds_and_repeats_in_numeric_order(art: Path) -> None:
     steps, found = _trace(art, 1, _run(art, None, 3), _run(art, None, 1), _run(art, None, 12), _run(art, 4, 2))
     assert found == [] and [(s.get("seed"), s.get("repeat")) for s in steps] == [(None, 1), (None, 3), (None, 12),
                                                                                     (4, 2)]
+    # a record without a seed (or a repeat) comes before seed (or repeat) 0
+    steps, found = _trace(art, 0, _run(art, 0, 0), _run(art, None, 5), _run(art, 7, 0), _run(art, 7, None))
+    assert found == [] and [(s.get("seed"), s.get("repeat")) for s in steps] == [(None, 5), (0, 0), (7, None),
+                                                                                    (7, 0)]
 
 
 @pytest.mark.parametrize(("outputs", "logs"), [([], []), (None, None), ([{"id": "metrics", "path": 5}],
@@ -185,3 +189,121 @@ def test_the_tolerance_of_a_re_extracted_value() -> None:
     assert close(91.25, 91.25 * (1 + 0.9e-9)) and not close(91.25, 91.25 * (1 + 1.1e-9))
     assert close(0.0, 0.9e-12) and not close(0.0, 1.1e-12)
     assert close(-3.0, -3.0) and not close(3.0, -3.0)
+
+
+def test_each_patch_needs_a_change_record_by_id_or_by_path(art: Path) -> None:
+    def patch(name: str, change: str | None) -> str:
+        return f"    - {{path: patches/{name}, sha256: \"{'0' * 64}\"{f', change: {change}' if change else ''}}}\n"
+
+    change = ("  - id: {id}\n    kind: bug-fix\n    summary: a fix\n    rationale: it crashed\n"
+              "    evidence: \"ValueError: bad shape\"\n    alters_method: \"no\"\n{patch}")
+    _edit(art, '  tree:\n    path: "."\n',
+          '  upstream: {url: "https://example.org/score.git", commit: "1bf2dfebb28362c659ba4029598b4d34c6edfa64"}\n'
+          "  patches:\n" + patch("1.patch", "by-id") + patch("2.patch", None) + patch("3.patch", None)
+          + patch("4.patch", "nobody"))
+    _edit(art, "launchers:\n", "changes:\n" + change.format(id="by-id", patch="")
+          + change.format(id="by-path", patch="    patch: patches/3.patch\n") + "launchers:\n")
+    artifact = load_artifact(art)
+    findings = Findings(artifact)
+    challenge_choices(artifact, findings)
+    assert [(f.get("pointer"), f["message"]) for f in findings.items if f["code"] == "RRA932"] == [
+        ("/code/patches/1", "patch 'patches/2.patch' has no change record"),
+        ("/code/patches/3", "patch 'patches/4.patch' has no change record")]
+
+
+def test_records_of_other_launchers_or_without_the_value_do_not_stop_the_chain(art: Path) -> None:
+    other = (("train", 0, None), ({"launcher": "train", "seed": 0, "metrics": {"accuracy": 1.0}}, "runs/t/r.json"))
+    key, (record, where) = _run(art, 1, None)
+    empty = (("score", 0, None), ({**record, "seed": 0, "metrics": {"loss": 1.0}}, where))
+    steps, found = _trace(art, 0, other, empty, (key, (record, where)))
+    assert found == [] and [(s["seed"], s["ok"]) for s in steps] == [(1, True)]
+
+
+def test_an_output_outside_the_artifact_or_gone(art: Path) -> None:
+    outside = _run(art, 0, None, outputs=[{"id": "metrics", "path": "../elsewhere/metrics.json", "sha256": "0" * 64}])
+    gone = _run(art, 1, None, outputs=[{"id": "metrics", "path": "results/gone/metrics.json", "sha256": "0" * 64}])
+    good = _run(art, 2, None)
+    steps, found = _trace(art, 0, outside, gone, good)
+    assert found == [
+        ("RRA921", "claim 'accuracy', seed 0: output 'metrics' '../elsewhere/metrics.json' named by the record is "
+                   "not in the artifact"),
+        ("RRA921", "claim 'accuracy', seed 1: output 'metrics' 'results/gone/metrics.json' named by the record is "
+                   "not in the artifact")]
+    assert [(s["seed"], s["ok"]) for s in steps] == [(0, False), (1, False), (2, True)]
+
+
+def test_the_records_own_entry_is_followed_among_others(art: Path) -> None:
+    key, (record, where) = _run(art, 0, None)
+    (art / "runs" / "score" / "0-None" / "stderr.log").write_text("warning\n", encoding="utf-8")
+    (art / "results" / "0-None" / "curve.csv").write_text("step,loss\n", encoding="utf-8")
+    record["outputs"] = [{"id": "curve", "path": "results/0-None/curve.csv", "sha256": "0" * 64}, *record["outputs"]]
+    record["logs"] = ["not an entry", {"stream": "stderr", "path": "stderr.log", "sha256": "0" * 64}, *record["logs"]]
+    for claim in (0, 1):
+        steps, found = _trace(art, claim, (key, (record, where)))
+        assert found == [] and [s["ok"] for s in steps] == [True]
+    assert [s["output"] for s in _trace(art, 1, (key, (record, where)))[0]] == ["runs/score/0-None/stdout.log"]
+
+
+def test_an_output_changed_since_its_run(art: Path) -> None:
+    run = _run(art, 0, None)
+    digest = run[1][0]["outputs"][0]["sha256"]
+    (art / "results" / "0-None" / "metrics.json").write_text(json.dumps({"test": {"accuracy": 0.9125}}) + "\n")
+    steps, found = _trace(art, 0, run)
+    assert found == [("RRA922", "claim 'accuracy', seed 0: 'results/0-None/metrics.json' has changed since the run "
+                                f"(its SHA-256 is not the record's {digest[:12]}...)")]
+    assert [(s["digest_ok"], s["ok"]) for s in steps] == [(False, False)]
+
+
+def test_a_run_record_named_as_evidence_that_cannot_be_read(art: Path) -> None:
+    run = art / "runs" / "score" / "0-x"
+    run.mkdir(parents=True)
+    (run / "record.json").write_text("[]", encoding="utf-8")
+    _edit(art, "launchers:\n", "changes:\n  - id: fix\n    kind: bug-fix\n    summary: a fix\n    rationale: it crashed\n"
+                               "    evidence: \"Fixed: runs/score/0-x/record.json\"\n    alters_method: \"no\"\n"
+                               "launchers:\n")
+    artifact = load_artifact(art)
+    findings = Findings(artifact)
+    challenge_choices(artifact, findings)
+    assert [f["message"] for f in findings.items if f["code"] == "RRA930"] == [
+        "change 'fix': its evidence names 'runs/score/0-x/record.json': run record "
+        "'runs/score/0-x/record.json' is not an object with a 'launcher'"]
+
+
+def _answer_artifact(root: Path) -> Path:
+    """An artifact whose claim 'best' is a string (reported: 'a'), read from out/<run>/m.json."""
+    root.mkdir(parents=True)
+    observations = [{"value": "a", "repeat": i, "fingerprint": {"hardware": "x", "software": "sh"}} for i in range(3)]
+    (root / "rra.json").write_text(json.dumps({
+        "rra_version": "1.2", "id": "a", "title": "A", "paper": {"title": "A", "authors": [{"name": "T"}]},
+        "code": {"license": "MIT", "tree": {"path": "."}}, "environment": {"interpreter": {"version": "3.11"}},
+        "launchers": [{"id": "emit", "argv": ["sh", "emit.sh"], "stochastic": False, "repeats": 3,
+                       "resources": {"timeout_s": 60, "expected_runtime_s": 1},
+                       "outputs": [{"id": "m", "path": "out/m.json", "format": "json"}]}],
+        "claims": [{"id": "best", "kind": "string", "paper_location": {"table": "1"}, "launcher": "emit",
+                    "metric": {"name": "m", "unit": "", "direction": "higher"},
+                    "extract": {"output": "m", "json_pointer": "/best"}, "reported": {"value": "a", "precision": 0},
+                    "reference": {"observations": observations}}]}), encoding="utf-8")
+    return root
+
+
+def _answer_run(root: Path, repeat: int, body: str) -> tuple[Any, Any]:
+    output = root / "out" / str(repeat) / "m.json"
+    output.parent.mkdir(parents=True)
+    output.write_text(body, encoding="utf-8")
+    record = {"launcher": "emit", "seed": None, "repeat": repeat, "exit_status": 0, "status": "completed",
+              "metrics": {}, "outputs": [{"id": "m", "path": f"out/{repeat}/m.json",
+                                          "sha256": hashlib.sha256(output.read_bytes()).hexdigest()}]}
+    return ("emit", None, repeat), (record, f"runs/emit/{repeat}/record.json")
+
+
+def test_a_string_claims_chain_holds_only_with_its_answer_and_its_file_unchanged(tmp_path: Path) -> None:
+    root = _answer_artifact(tmp_path / "art")
+    same = _answer_run(root, 0, '{"best": "A."}')
+    changed = _answer_run(root, 1, '{"best": "a"}')
+    (root / "out" / "1" / "m.json").write_text('{"best": "a" }', encoding="utf-8")
+    unreadable = _answer_run(root, 2, '{"other": 1}')
+    steps, found = _trace(root, 0, same, changed, unreadable)
+    assert [(s["repeat"], s.get("extracted_answer"), s.get("digest_ok"), s["ok"]) for s in steps] == [
+        (0, "A.", True, True), (1, "a", False, False), (2, None, True, False)]
+    assert [code for code, _ in found] == ["RRA922", "RRA923"]
+    assert found[1][1].startswith("claim 'best', repeat 2: the claim's rule cannot read 'out/2/m.json': ")
