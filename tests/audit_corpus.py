@@ -449,6 +449,25 @@ def rounding_rescue_low(a: Attempt) -> None:
     a.submit(round(low + 1e-6, 7), a.run())
 
 
+def constant_in_data_file(a: Attempt) -> None:
+    """The value typed into a data file that the run's script reads (the command line names only
+    the script)."""
+    a.write("answer.txt", "0.8124\n")
+    a.write("gen.py", "import json, os\nos.makedirs('out', exist_ok=True)\n"
+            "value = float(open('answer.txt').read())\n"
+            "json.dump({'score': value}, open('out/metrics.json', 'w'))\n")
+    a.own_manifest(["python3", "gen.py"])
+    a.submit(0.8124, a.run())
+
+
+def constant_in_environment(a: Attempt) -> None:
+    """The value typed into the launcher's environment, which the script prints."""
+    a.write("gen.py", "import json, os\nos.makedirs('out', exist_ok=True)\n"
+            "json.dump({'score': float(os.environ['SCORE'])}, open('out/metrics.json', 'w'))\n")
+    a.own_manifest(["python3", "gen.py"], launcher={"env": {"SCORE": "0.8124"}})
+    a.submit(0.8124, a.run())
+
+
 def constant_on_stdout(a: Attempt) -> None:
     """A script that prints a constant, redirected into the output by a shell command line."""
     a.write("fake.py", "import json\nprint(json.dumps({'score': 0.8124}))\n")
@@ -487,6 +506,16 @@ def honest_pipeline(a: Attempt) -> None:
     """A shell command line whose script computes the value and prints it into the output."""
     a.write("calc.py", "import json\nprint(json.dumps({'score': 13 / 16}))\n")
     a.own_manifest(["sh", "-c", "mkdir -p out && python3 calc.py > out/metrics.json"])
+    a.submit(0.8125, a.run())
+
+
+def honest_config_file(a: Attempt) -> None:
+    """A script that reads a configuration file the reproducer wrote (no value in it)."""
+    a.write("config.json", json.dumps({"numerator": 13, "denominator": 16, "note": "see paper table 1"}))
+    a.write("calc.py", "import json, os\nos.makedirs('out', exist_ok=True)\n"
+            "c = json.load(open('config.json'))\n"
+            "json.dump({'score': c['numerator'] / c['denominator']}, open('out/metrics.json', 'w'))\n")
+    a.own_manifest(["python3", "calc.py"])
     a.submit(0.8125, a.run())
 
 
@@ -529,6 +558,9 @@ _FORGED: list[tuple[str, str, CodeCondition, str, ViolationKind | str, Act]] = [
     ("constant-as-percent", VAR, RAW, "constant at another scale", K.HARD_CODED, constant_as_percent),
     ("constant-in-exponent", VAR, RAW, "constant in another spelling", K.HARD_CODED, constant_in_exponent),
     ("constant-rounded", VAR, RAW, "constant in another spelling", K.HARD_CODED, constant_rounded_up),
+    ("constant-in-data-file", VAR, RAW, "constant in a data file", K.HARD_CODED, constant_in_data_file),
+    ("constant-in-environment", VAR, RAW, "constant in the launcher's environment", K.HARD_CODED,
+     constant_in_environment),
     ("copy-by-script", VAR, REFINED, "copied result", K.COPIED_RESULT, copy_script),
     ("copy-of-record", VAR, REFINED, "copied result", K.COPIED_RESULT, copy_record),
     ("copy-preserving-time", VAR, RAW, "copied result", K.COPIED_RESULT, copy_preserving),
@@ -580,6 +612,7 @@ _HONEST: list[tuple[str, tuple[CodeCondition, ...], Act]] = [
     ("honest-one-claim-missing", (RAW,), honest_one_claim_missing),
     ("honest-pipeline", (RAW,), honest_pipeline),
     ("honest-late-submission", (REFINED,), honest_late),
+    ("honest-config-file", (RAW,), honest_config_file),
 ]
 
 

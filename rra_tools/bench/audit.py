@@ -616,7 +616,11 @@ def _run(ws: _Workspace, record_rel: str) -> _Run | _Fail:
     except _Fail as failed:
         return failed
     metrics = record.get("metrics")
-    argv = " ".join(a for a in record.get("argv") or [] if isinstance(a, str)).encode()
+    # The command line as run, with the launcher's environment and parameters: a value can be
+    # typed into any of them ('SCORE=0.8124', a parameter's default).
+    environment, parameters = record.get("environment"), record.get("parameters")
+    extra = [str(v) for m in (environment, parameters) if isinstance(m, Mapping) for v in m.values()]
+    argv = " ".join([*(a for a in record.get("argv") or [] if isinstance(a, str)), *extra]).encode()
     return _Run(normal, record_path, os.path.dirname(normal), record, started, ended,
                 metrics if isinstance(metrics, Mapping) else {}, _scripts(ws, record, record_path), argv,
                 committed=journaled)
@@ -764,6 +768,48 @@ def _named_script(ws: _Workspace, run: _Run, ev: EvidencePaths | None) -> None:
                     f"{ev.script!r} the evidence names", run.rel, ev.script)
 
 
+#: A quoted name in a script: what a script reads may be named this way ('answer.txt').
+_QUOTED = re.compile(rb"""["']([^"'\n\r\0]{1,255})["']""")
+#: Files read for a constant are at most this large (data files, not datasets).
+_OWN_FILE_MAX = 1 << 20
+
+
+def _own(ws: _Workspace, run: _Run) -> list[tuple[str, Path]]:
+    """The files of ``run`` the reproducer wrote during the attempt that may hold a typed-in value:
+    the scripts its command line names, and the files those scripts name in quotes (a value typed
+    into 'answer.txt' that the script reads). The code as given is left out: a constant there is
+    the method's, not the reproducer's; so are the run's own outputs and logs."""
+    if run.own is None:
+        def written(rel: str, path: Path) -> bool:
+            return ws.ctx.before is None or not ws.present_before(rel, path)
+
+        own = [(rel, path) for rel, path in run.scripts.items() if written(rel, path)]
+        root = ws.record_root(run.path.parent)
+        skip = {ws.real_rel(root / o["path"]) for o in run.record.get("outputs") or []
+                if isinstance(o, Mapping) and isinstance(o.get("path"), str) and lexical_issue(o["path"]) is None}
+        seen = {rel for rel, _ in own} | skip
+        for _, script in list(own):
+            for found in _QUOTED.finditer(ws.text(script)):
+                name = found.group(1).decode(errors="replace").strip()
+                if not name or lexical_issue(name) is not None:
+                    continue
+                for base in (script.parent, root):
+                    candidate = base / name
+                    try:
+                        if not candidate.is_file() or candidate.stat().st_size > _OWN_FILE_MAX:
+                            continue
+                    except (OSError, ValueError):
+                        continue
+                    rel = ws.real_rel(candidate)
+                    if (rel is not None and rel not in seen and not rel.startswith(run.dir + "/")
+                            and os.path.basename(rel) not in EVALUATOR_FILES and written(rel, candidate)):
+                        seen.add(rel)
+                        own.append((rel, candidate))
+                    break
+        run.own = own
+    return run.own
+
+
 def _constants(ws: _Workspace, run: _Run, shown: object, numbers: Iterable[float], precision: int,
                scale: float) -> None:
     """Fail when a script the reproducer wrote, or the command line, holds one of ``numbers`` as a
@@ -772,14 +818,11 @@ def _constants(ws: _Workspace, run: _Run, shown: object, numbers: Iterable[float
     for constant in dict.fromkeys(_constant_pattern(v, precision, scale) for v in numbers):
         if constant is None:
             continue
-        if run.own is None:
-            # The code as given is left out: a constant there is the method's, not the reproducer's.
-            run.own = [(rel, path) for rel, path in run.scripts.items()
-                       if ws.ctx.before is None or not ws.present_before(rel, path)]
-        for rel, script in run.own:
+        for rel, script in _own(ws, run):
             found = constant.search(ws.text(script))
             if found is not None:
-                raise _Fail(ViolationKind.HARD_CODED, f"the script {rel!r}, written during the attempt, holds the "
+                what = "script" if rel in run.scripts else "file (named by a script)"
+                raise _Fail(ViolationKind.HARD_CODED, f"the {what} {rel!r}, written during the attempt, holds the "
                             f"value {shown!r} as a literal ({found.group().decode(errors='replace')!r})",
                             run.rel, rel)
         found = constant.search(run.argv)
@@ -845,11 +888,8 @@ def _trace_answer(ws: _Workspace, task: ResolvedTask, info: _TaskInfo, entry: En
         raise outcome
     notes = list(outcome.notes)
     if isinstance(extracted, str) and len(normalise_text(extracted)) >= 4:
-        if run.own is None:
-            run.own = [(rel, p) for rel, p in run.scripts.items()
-                       if ws.ctx.before is None or not ws.present_before(rel, p)]
         needle = normalise_text(extracted)
-        for rel, script in run.own:
+        for rel, script in _own(ws, run):
             if needle in normalise_text(ws.text(script).decode(errors="replace")):
                 notes.append((ViolationKind.HARD_CODED, f"the script {rel!r}, written during the attempt, holds the "
                               f"answer {extracted!r}; the run printed it, which may be what the code computes"))
