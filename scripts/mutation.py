@@ -106,6 +106,12 @@ MODULES: dict[str, list[str]] = {
                                  "tests/unit/test_bench_answers.py", "tests/acceptance/test_bench_audit_answers.py",
                                  "tests/acceptance/test_bench_journal.py", "tests/acceptance/test_bench_audit.py",
                                  "-k", "not bwrap"],
+    "rra_tools/bench/attempt_file.py": ["tests/unit/test_bench_attempt_file.py", "tests/unit/test_bench_audit_edges.py",
+                                        "tests/unit/test_bench_score.py", "tests/acceptance/test_bench_journal.py",
+                                        "-k", "not bwrap"],
+    "rra_tools/io/journal.py": ["tests/unit/test_journal_bounds.py", "tests/unit/test_journal.py",
+                                "tests/acceptance/test_bench_journal.py", "tests/acceptance/test_bench_audit.py",
+                                "-k", "not bwrap"],
 }
 
 #: Mutants that cannot change behaviour, by module and "function: before -> after", with the
