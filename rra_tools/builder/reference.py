@@ -2,7 +2,10 @@
 their launcher produces, with their provenance.
 
 A record is a ``record.json`` file or a run directory holding one (as ``rra run`` writes them,
-possibly copied from another machine). It is refused unless it is a valid run record of this
+possibly copied from another machine). A launcher's run folder (``runs/<launcher>``, the folder
+of run directories) gives its newest successful record (``completed`` with exit status 0, by the
+time the run started), or every successful one with ``every`` (``--all``); a record of it that is
+already an observation is then passed over. It is refused unless it is a valid run record of this
 artifact (same id; its ``artifact_digest`` is the manifest's digest, see below), ``completed``
 with exit status 0, of a launcher that claims read, with a value for at least one of them.
 A record outside the artifact is copied, with the files of its run directory, to
@@ -78,6 +81,29 @@ def _record_file(given: Path) -> Path:
     return path
 
 
+def _successful(record: Any) -> bool:
+    return str(getattr(record.status, "value", record.status)) == "completed" and record.exit_status == 0
+
+
+def _expand(given: Path, every: bool, taken: set[str]) -> list[Path]:
+    """The record files ``given`` names: itself, or, for a launcher's run folder (a directory of
+    run directories), its newest successful record or (``every``) each successful one that is not
+    an observation already (``taken``: resolved paths)."""
+    if not given.is_dir() or (given / "record.json").exists():
+        return [_record_file(given)]
+    runs = sorted(p for p in given.glob("*/record.json") if p.is_file() and not p.is_symlink())
+    if not runs:
+        raise ObservationError(f"{str(given)!r} holds no record.json and no run directory with one",
+                               "give a run record, a run directory, or a launcher's run folder (runs/LAUNCHER)")
+    good = [(record.started, path) for path in runs if _successful(record := _load_record(_record_file(path)))]
+    if not good:
+        raise ObservationError(f"the {len(runs)} run(s) of {str(given)!r} include no completed run that exited 0",
+                               "run the launcher again (rra run) and add its record")
+    if every:
+        return [path for _, path in sorted(good) if str(path.resolve()) not in taken]
+    return [max(good)[1]]
+
+
 def _load_record(path: Path) -> Any:
     from pydantic import ValidationError
 
@@ -146,8 +172,9 @@ def _version(data: Mapping[str, Any]) -> tuple[int, int]:
 
 
 def add_references(artifact_dir: str | Path, records: Sequence[str | Path], *, by: str,
-                   origin: str, machine: str | None = None) -> list[AddedObservation]:
-    """Turn ``records`` into observations (see the module docstring); all or nothing."""
+                   origin: str, machine: str | None = None, every: bool = False) -> list[AddedObservation]:
+    """Turn ``records`` into observations (see the module docstring); all or nothing. A launcher's
+    run folder among ``records`` gives its newest successful record, or each one with ``every``."""
     if not by.strip():
         raise ObservationError("--by is empty: say who ran these runs")
     if machine is not None and not machine.strip():
@@ -159,10 +186,16 @@ def add_references(artifact_dir: str | Path, records: Sequence[str | Path], *, b
     digests = _base_digests(artifact)
     planned: list[tuple[Path, Any, list[str]]] = []
     seen_records: set[str] = set()
-    for given in records:
-        path = _record_file(Path(given))
+    taken = {str((artifact.root / str(o.get("run_record"))).resolve()) for c in claims
+             for o in (c.get("reference") or {}).get("observations", []) if isinstance(o, Mapping)
+             and isinstance(o.get("run_record"), str)}
+    # A record picked from a launcher's run folder is named by its run directory.
+    expanded = [(str(path.parent) if path.parent.parent == Path(given) else str(given), path)
+                for given in records for path in _expand(Path(given), every, taken)]
+    if not expanded:
+        raise ObservationError("every successful run record given is an observation already")
+    for shown, path in expanded:
         record = _load_record(path)
-        shown = str(given)
         if record.artifact_id != artifact.data.get("id"):
             raise ObservationError(f"run record {shown!r} is of artifact {record.artifact_id!r}, not "
                                  f"{artifact.data.get('id')!r}")

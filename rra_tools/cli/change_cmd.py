@@ -108,14 +108,20 @@ def reference() -> None:
               help="Whether the runs used the raw upstream code or the refined artifact.")
 @click.option("--machine", default=None, help="A name for the machine the runs were made on, distinct per "
               "machine.  [default: the record's OS, CPU architecture and CPU count]")
-def reference_add(records: tuple[str, ...], artifact: str, by: str, origin: str, machine: str | None) -> None:
+@click.option("--all", "every", is_flag=True,
+              help="From a launcher's run folder, take every successful record that is not an observation yet, "
+                   "not only the newest.")
+def reference_add(records: tuple[str, ...], artifact: str, by: str, origin: str, machine: str | None,
+                  every: bool) -> None:
     """Turn run records (record.json files, or run directories, possibly copied from other
-    machines) into reference observations of the claims their launcher produces. A record
-    that is not 'completed', of another manifest or of a launcher no claim reads is refused;
-    records from outside the artifact are copied under its run-record directory."""
+    machines) into reference observations of the claims their launcher produces. A launcher's
+    run folder (runs/LAUNCHER) gives its newest successful record (completed, exit status 0), or
+    with --all each successful one. A record that is not 'completed', of another manifest or of a
+    launcher no claim reads is refused; records from outside the artifact are copied under its
+    run-record directory."""
     from ..builder.reference import add_references
 
-    added = add_references(artifact, records, by=by, origin=origin, machine=machine)
+    added = add_references(artifact, records, by=by, origin=origin, machine=machine, every=every)
     for item in added:
         click.echo(f"claim {item.claim}: observation {item.value:g} (seed or repeat {item.seed}) from "
                    f"{item.run_record}")

@@ -29,34 +29,45 @@ def _split_args(args: tuple[str, ...], run_all: bool) -> tuple[str, str | None]:
             raise click.UsageError("with --all, give at most the ARTIFACT directory")
         return (args[0] if args else "."), None
     if len(args) == 1:
-        return ".", args[0]
+        return _one_argument(args[0])
     if len(args) == 2:
         return args[0], args[1]
     raise click.UsageError("give a LAUNCHER (optionally after the ARTIFACT directory), or --all")
 
 
-def _artifact_given_alone(arg: str) -> str | None:
-    """The message for ``rra run DIR``: one argument, read as a launcher of '.', that is an
-    artifact (a directory or manifest file) while '.' has no manifest; else None."""
+def _launcher_ids(artifact: str) -> list[str] | None:
+    """The launcher ids of the artifact ``artifact``, or None when it cannot be loaded."""
+    from ..errors import RRAError
+    from ..run import load_artifact
+
+    try:
+        return [launcher.id for launcher in load_artifact(artifact).manifest.launchers]
+    except RRAError:
+        return None
+
+
+def _one_argument(arg: str) -> tuple[str, str | None]:
+    """``rra run ARG``: a launcher of the current directory's artifact, or the ARTIFACT itself.
+
+    ARG is a launcher when the current directory's manifest declares it. Otherwise, when it names
+    an existing directory or file (``.`` included), it is the artifact: its only launcher runs,
+    and an artifact with several launchers is a usage error that names them."""
     import shlex
     from pathlib import Path
 
     from ..io.paths import MANIFEST_NAMES
-    from ..errors import RRAError
-    from ..run import load_artifact
 
-    if any((Path(".") / name).is_file() for name in MANIFEST_NAMES) or not Path(arg).exists():
-        return None
-    try:
-        ids = [launcher.id for launcher in load_artifact(arg).manifest.launchers]
-    except RRAError:
-        ids = []
+    here = any((Path(".") / name).is_file() for name in MANIFEST_NAMES)
+    if (here and arg in (_launcher_ids(".") or [])) or not Path(arg).exists():
+        return ".", arg
+    ids = _launcher_ids(arg)
+    if ids is not None and len(ids) == 1:
+        return arg, ids[0]
     shown = shlex.quote(arg)
     example = f"rra run {shown} {shlex.quote(ids[0]) if ids else 'LAUNCHER'}"
     known = f" (its launchers: {', '.join(ids)})" if ids else ""
-    return (f"{arg!r} is taken as a launcher of the current directory, which has no manifest; to run a launcher "
-            f"of the artifact {arg!r}, give it after the artifact: {example}{known}, or run them all: "
-            f"rra run {shown} --all")
+    raise click.UsageError(f"{arg!r} is the artifact; give the launcher to run after it: {example}{known}, "
+                           f"or run them all: rra run {shown} --all")
 
 
 class _Terminal:
@@ -232,7 +243,9 @@ def run_command(args: tuple[str, ...], seed: int | None, all_seeds: bool, params
                 network: str | None, env: str, force: bool) -> None:
     """Run a launcher from a clean shell and write a run record per run.
 
-    Each run gets a new directory runs/<launcher>/<seed>-<UTC time>/ holding record.json,
+    One argument is a launcher of the current directory's artifact, or else an artifact
+    directory ('rra run .'), whose only launcher runs. Each run gets a new directory
+    runs/<launcher>/<seed>-<UTC time>/ holding record.json,
     stdout.log and stderr.log. With --executor container each run is a fresh container of the
     artifact's image: the artifact mounted read-only, the declared outputs' directories
     writable, no network. A manifest with errors (those 'rra validate' finds in the manifest
@@ -247,11 +260,6 @@ def run_command(args: tuple[str, ...], seed: int | None, all_seeds: bool, params
         raise click.UsageError("--image, --engine-url and --network need --executor container")
     if executor == "container" and env == "locked":
         raise click.UsageError("--env locked is for local runs; a container run uses its image's packages")
-    if len(args) == 1 and not run_all:
-        mistaken = _artifact_given_alone(args[0])
-        if mistaken is not None:
-            click.echo(f"error: {mistaken}", err=True)
-            sys.exit(ExitStatus.USAGE)
     artifact, launcher = _split_args(args, run_all)
     sys.exit(execute_runs(artifact, launcher, seed, all_seeds, params, quiet, executor, image, engine_url,
                           network, env, force))

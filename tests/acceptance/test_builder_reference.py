@@ -126,3 +126,43 @@ def test_a_discrepancy_naming_an_unknown_claim_is_refused(artifact: Path) -> Non
     assert done.returncode == 2
     assert done.stderr == "error: claim 'accuracy' is not declared in the manifest (claims: 'rmse')\n"
     assert (artifact / "rra.yaml").read_bytes() == before
+
+
+def test_the_launchers_run_folder_gives_its_newest_successful_record_or_all(artifact: Path) -> None:
+    older, newer, failed = _run(artifact), _run(artifact), _run(artifact)
+    record = json.loads((failed / "record.json").read_text())
+    record["exit_status"], record["status"] = 1, "failed"
+    (failed / "record.json").write_text(json.dumps(record))
+    folder = artifact / "runs" / "train"
+    done = rra("reference", "add", "runs/train", "-C", str(artifact), "--by", "Ada", "--from", "refined",
+               cwd=artifact)
+    assert done.returncode == 0, done.stderr
+    # The newest run failed: the newest successful one is taken, and only it.
+    assert done.stdout.splitlines() == [line for line in done.stdout.splitlines()
+                                        if f"from runs/train/{newer.name}/record.json" in line]
+    assert len(done.stdout.splitlines()) == 1
+    again = rra("reference", "add", str(folder), "--all", "-C", str(artifact), "--by", "Ada", "--from", "refined")
+    assert again.returncode == 0, again.stderr
+    # --all: every successful record that is not an observation yet (the older one).
+    assert [line.rsplit(" from ", 1)[1] for line in again.stdout.splitlines()] == [
+        f"runs/train/{older.name}/record.json"]
+    nothing = rra("reference", "add", str(folder), "--all", "-C", str(artifact), "--by", "Ada", "--from", "refined")
+    assert (nothing.returncode, nothing.stderr) == (
+        2, "error: every successful run record given is an observation already\n")
+
+
+def test_a_run_folder_without_a_successful_record_is_refused(artifact: Path) -> None:
+    run = _run(artifact)
+    record = json.loads((run / "record.json").read_text())
+    record["exit_status"], record["status"] = 2, "failed"
+    (run / "record.json").write_text(json.dumps(record))
+    folder = str(artifact / "runs" / "train")
+    done = rra("reference", "add", folder, "-C", str(artifact), "--by", "Ada", "--from", "refined")
+    assert done.returncode == 2
+    assert done.stderr == (f"error: the 1 run(s) of {folder!r} include no completed run that exited 0\n"
+                           "hint: run the launcher again (rra run) and add its record\n")
+    empty = artifact / "runs" / "empty"
+    empty.mkdir()
+    done = rra("reference", "add", str(empty), "-C", str(artifact), "--by", "Ada", "--from", "refined")
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: {str(empty)!r} holds no record.json and no run directory with one\n")

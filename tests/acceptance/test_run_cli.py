@@ -242,10 +242,33 @@ def test_manifest_with_errors_is_not_run_unless_forced(art: Path) -> None:
 def test_artifact_alone_suggests_the_launcher_form(art: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    proc = rra("run", str(art), cwd=elsewhere)
     ids = [launcher["id"] for launcher in json.loads((art / "rra.yaml").read_text())["launchers"]]
-    assert (proc.returncode, proc.stdout) == (2, "")
-    assert proc.stderr == (
-        f"error: {str(art)!r} is taken as a launcher of the current directory, which has no manifest; to run a "
-        f"launcher of the artifact {str(art)!r}, give it after the artifact: rra run {art} ok (its launchers: "
-        f"{', '.join(ids)}), or run them all: rra run {art} --all\n")
+    for where, given in ((elsewhere, str(art)), (art, ".")):
+        proc = rra("run", given, cwd=where)
+        assert (proc.returncode, proc.stdout) == (2, "")
+        # Never "unknown launcher '.'": the argument is the artifact, whose launcher is missing.
+        assert f"Error: {given!r} is the artifact; give the launcher to run after it: rra run {given} ok (its " \
+               f"launchers: {', '.join(ids)}), or run them all: rra run {given} --all\n" in proc.stderr
+        assert "unknown launcher" not in proc.stderr
+        assert not (art / "runs").exists()
+
+
+def test_dot_is_the_artifact_and_its_only_launcher_runs(art: Path) -> None:
+    data = json.loads((art / "rra.yaml").read_text())
+    data["launchers"] = [launcher for launcher in data["launchers"] if launcher["id"] == "ok"]
+    data["claims"] = [claim for claim in data["claims"] if claim["launcher"] == "ok"]
+    (art / "rra.yaml").write_text(json.dumps(data, indent=1))
+    proc = rra("run", ".", cwd=art)
+    assert proc.returncode == 0, proc.stderr
+    assert "[rra] run ok seed 0 (1/1): python ok.py 0" in proc.stderr
+    assert [r["seed"] for r in records(art, "ok")] == [0]
+    proc = rra("run", ".", "ok", "--seed", "1", cwd=art)  # rra run [ARTIFACT] LAUNCHER with '.'
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(r["seed"] for r in records(art, "ok")) == [0, 1]
+
+
+def test_a_launcher_named_like_a_directory_is_the_launcher(art: Path) -> None:
+    (art / "ok").mkdir()  # the manifest of '.' declares 'ok': a launcher first, not a directory
+    proc = rra("run", "ok", "--seed", "1", cwd=art)
+    assert proc.returncode == 0, proc.stderr
+    assert [r["seed"] for r in records(art, "ok")] == [1]
