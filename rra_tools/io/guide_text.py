@@ -241,7 +241,7 @@ def _claim(claim: Mapping[str, Any], outputs: Mapping[tuple[str, str], str],
     if claim.get("description"):
         lines += [_flat(str(claim["description"])), ""]
     loc = _map(claim.get("paper_location"))
-    where = ", ".join(f"{label} {_flat(str(loc[key]))}" for key, label in
+    where = ", ".join(_labelled(label, _flat(str(loc[key]))) for key, label in
                       (("table", "Table"), ("figure", "Figure"), ("section", "Section"), ("row", "row"),
                        ("column", "column"), ("page", "page")) if loc.get(key) is not None)
     metric = _map(claim.get("metric"))
@@ -255,9 +255,14 @@ def _claim(claim: Mapping[str, Any], outputs: Mapping[tuple[str, str], str],
                  f"{f' ({unit})' if unit else ''}, {metric.get('direction')} is better.")
     extract = _map(claim.get("extract"))
     launcher = str(claim.get("launcher"))
-    output = str(extract.get("output"))
-    path = outputs.get((launcher, output), "?")
-    lines.append(f"- Source: output {_code(output)} ({_code(path)}) of launcher {_code(launcher)}.")
+    stream = extract.get("stream")
+    if extract.get("output") is None and stream in _STREAMS:
+        lines.append(f"- Source: the {_STREAMS[stream]} ({_code(str(stream))}, in each run's "
+                     f"{_code(f'{stream}.log')}) of launcher {_code(launcher)}.")
+    else:
+        output = str(extract.get("output"))
+        path = outputs.get((launcher, output), "?")
+        lines.append(f"- Source: output {_code(output)} ({_code(path)}) of launcher {_code(launcher)}.")
     lines.append(f"- Extraction: {_method(extract)}"
                  + (f", multiplied by {_num(extract['scale'])}" if extract.get("scale", 1) != 1 else "") + ".")
     aggregate = str(claim.get("aggregate", "mean"))
@@ -267,6 +272,30 @@ def _claim(claim: Mapping[str, Any], outputs: Mapping[tuple[str, str], str],
                  + ".")
     lines.append("")
     return lines
+
+
+#: The standard streams a claim reads (``extract.stream``), in words.
+_STREAMS = {"stdout": "standard output", "stderr": "standard error"}
+
+#: Short forms of a location's label that a value may already start with ("Tab. 2").
+_LABEL_FORMS = {"Table": ("table", "tab.", "tab"), "Figure": ("figure", "fig.", "fig"),
+                "Section": ("section", "sec.", "sec", "§"), "page": ("page", "p.")}
+
+
+def _labelled(label: str, value: str) -> str:
+    """``Table 2`` for the value ``2``; the value as it is when it carries the label already
+    (``Table 1``, ``Fig. 3b``: never ``Table Table 1``).
+
+    >>> _labelled("Table", "Table 1"), _labelled("Table", "1"), _labelled("Figure", "fig. 3b")
+    ('Table 1', 'Table 1', 'fig. 3b')
+    """
+    lowered = value.lower()
+    for form in _LABEL_FORMS.get(label, (label.lower(),)):
+        rest = lowered[len(form):]
+        if lowered.startswith(form) and (not rest or rest[0].isspace() or rest[0].isdigit() or form.endswith(".")
+                                         or form == "§"):
+            return value
+    return f"{label} {value}"
 
 
 def _method(extract: Mapping[str, Any]) -> str:

@@ -135,3 +135,22 @@ def test_manifest_part_ignores_the_records_section() -> None:
     with_records = render_guide(data, "## Recorded runs\n\nrows\n")
     assert with_records.startswith(plain) and manifest_part(with_records) == plain
     assert render_guide(data) == plain
+
+
+def test_a_claim_read_from_standard_output_and_a_labelled_table() -> None:
+    """Issue 24: a claim with extract.stream gave "Source: output `None` (`?`)", and a table value
+    that says "Table" already gave "Table Table 1"."""
+    data = yaml.safe_load((DIGITS / "rra.yaml").read_text())
+    claim = data["claims"][0]
+    claim["paper_location"] = {"table": "Table 1", "figure": "Fig. 2", "row": "Logistic regression"}
+    claim["extract"] = {"stream": "stdout", "regex": {"pattern": "test_accuracy=([0-9.]+)"}, "scale": 100}
+    text = render_guide(data)
+    assert "- Source: the standard output (`stdout`, in each run's `stdout.log`) of launcher `train`." in text
+    assert "output `None`" not in text and "(`?`)" not in text
+    assert "- In the paper: Table 1, Fig. 2, row Logistic regression; printed as 96.9 %." in text
+    assert "Table Table" not in text
+    claim["extract"] = {"stream": "stderr", "regex": {"pattern": "acc ([0-9.]+)"}}
+    claim["paper_location"] = {"table": "2", "figure": "3b", "section": "§4.1"}
+    text = render_guide(data)
+    assert "- Source: the standard error (`stderr`, in each run's `stderr.log`) of launcher `train`." in text
+    assert "- In the paper: Table 2, Figure 3b, §4.1; printed as 96.9 %." in text
