@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ExitStatus, RRAError
+from ..io.safegit import GitConfigRefused, run_git
 
 __all__ = ["GitError", "TreeEntry", "apply_patch", "checkout_commit", "diff_trees", "git", "index_tree", "own_paths",
            "patched_paths", "repository_root", "tree_digest", "tree_entries", "work_tree_entries"]
@@ -54,23 +55,20 @@ class GitError(RRAError):
         self.hint = hint
 
 
-def _environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
-    # A fixed locale keeps messages and quoting stable; no pager, no prompts.
-    env.update({"LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"})
-    env.update(extra or {})
-    return env
-
-
 def git(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None, stdin: bytes | None = None,
         check: bool = True) -> subprocess.CompletedProcess[bytes]:
-    """Run ``git ARGS`` in ``cwd``; GitError (with git's message) when it fails and ``check``."""
-    command = ["git", "-c", "core.quotepath=true", "-c", "diff.noprefix=false", *args]
+    """Run ``git ARGS`` in ``cwd`` (through :func:`rra_tools.io.safegit.run_git`: no program the
+    repository's configuration names ever runs); GitError (with git's message) when it fails and
+    ``check``."""
+    command = ["-c", "core.quotepath=true", "-c", "diff.noprefix=false", *args]
     try:
-        done = subprocess.run(command, cwd=cwd, env=_environment(env), input=stdin, capture_output=True,
-                              check=False)
+        done = run_git(command, cwd=cwd, env=env, stdin=stdin)
     except FileNotFoundError:
         raise GitError("git is not installed or not on PATH", "install git; change records are git patches") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {args[0]} did not finish in {cwd} within 600 s") from None
+    except GitConfigRefused as exc:
+        raise GitError(str(exc), exc.hint) from None
     if check and done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip() or f"exit status {done.returncode}"
         raise GitError(f"git {args[0]} failed in {cwd}: {message}")

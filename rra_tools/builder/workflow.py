@@ -883,7 +883,8 @@ def _preserve_inputs(build: _Build) -> str:
 def _unrecorded_diff(build: _Build, files: Sequence[str]) -> str:
     from .patches import git
 
-    done = git(["diff", "--no-color", "HEAD", "--", *files], cwd=build.root, check=False)
+    done = git(["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "HEAD", "--",
+                *files], cwd=build.root, check=False)
     return done.stdout.decode("utf-8", "replace")[:_LOG_TAIL]
 
 

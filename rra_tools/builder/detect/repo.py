@@ -3,7 +3,9 @@
 Files are listed by ``git ls-files --cached --others --exclude-standard`` so that ignored trees
 (data, checkpoints, virtual environments: often most of a research repository) are never walked.
 The ``git`` command is used rather than dulwich/pygit2 because neither is a dependency here and
-every machine that has a repository has git; it is run with a fixed, small set of arguments.
+every machine that has a repository has git; it is run with a fixed, small set of arguments,
+through :mod:`rra_tools.io.safegit`, so that no program the repository's ``.git/config`` names
+(``core.fsmonitor``, filter drivers, hooks...) ever runs.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import ExitStatus, RRAError
+from ...io.safegit import GitConfigRefused, run_git
 
 __all__ = ["GitError", "RawRepo", "is_raw_repo", "parse_upstream_option"]
 
@@ -58,9 +61,14 @@ def _git(root: Path, *args: str) -> str | None:
     if git is None:
         raise GitError("git is not installed; rra init reads the repository's files and commit through git",
                        hint="install git, or run 'rra init' on a directory without .git for a blank template")
-    done = subprocess.run([git, "-C", str(root), *args], capture_output=True, text=True, check=False,
-                          encoding="utf-8", errors="surrogateescape")
-    return done.stdout if done.returncode == 0 else None
+    try:
+        # The repository is untrusted: run_git never runs a program its configuration names.
+        done = run_git(args, cwd=root, git=git, timeout=120)
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {args[0]} did not finish in {root} within 120 s") from None
+    except GitConfigRefused as exc:
+        raise GitError(str(exc), exc.hint) from None
+    return done.stdout.decode("utf-8", "surrogateescape") if done.returncode == 0 else None
 
 
 @dataclass
@@ -96,7 +104,8 @@ class RawRepo:
 
     def modified(self) -> bool:
         """Whether tracked files differ from HEAD (the commit then does not hold what is read)."""
-        status = _git(self.root, "status", "--porcelain", "--untracked-files=no")
+        # Submodules are left out: git would run in them, under configurations not read here.
+        status = _git(self.root, "status", "--porcelain", "--untracked-files=no", "--ignore-submodules=all")
         return bool(status and status.strip())
 
     def has(self, name: str) -> bool:
