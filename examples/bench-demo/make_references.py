@@ -5,7 +5,7 @@ and the manifests' observations were made; rerun it to remake them).
 For each artifact: copy it to a scratch directory, run its claim's launcher five times with
 ``rra run`` (a stochastic launcher: its five declared seeds; a deterministic one: five runs),
 read each run's value from its run record, and write them (a) into the artifact's rra.yaml, as
-the claim's observations with this machine's fingerprint, and (b) into references.private.yaml,
+the claim's observations with this machine's fingerprint and their provenance (RRA 1.1), and (b) into references.private.yaml,
 the private part of the task set that only the evaluator reads.
 
     python make_references.py        # needs the rra of this checkout on PATH (or RRA=path/to/rra)
@@ -59,6 +59,8 @@ def main() -> None:
         text = manifest.read_text(encoding="utf-8")
         block = "".join(f"        - value: {v!r}\n          seed: {i}\n          fingerprint:\n"
                         f"            hardware: \"{machine}\"\n            software: \"{software}\"\n"
+                        f"          provenance:\n            by: \"make_references.py run {i + 1}\"\n"
+                        f"            code: refined\n            machine: \"{machine}\"\n"
                         for i, v in enumerate(found))
         text = re.sub(r"(      observations:\n)(        - value:.*?\n(?:          .*\n)+)+", lambda m: m.group(1) + block, text)
         manifest.write_text(text, encoding="utf-8")

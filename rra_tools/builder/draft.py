@@ -25,7 +25,7 @@ from .detect.launchers import detect_launchers
 from .detect.license import declared_license, detect_license
 from .detect.paper import detect_paper
 from .detect.system import detect_system
-from .detect.repo import RawRepo, parse_upstream_option
+from .detect.repo import CREDENTIALS_REMOVED, RawRepo, parse_upstream_option, without_credentials
 from .draft_claims import draft_claims
 from .init import SCHEMA_URL, AlreadyExists, _slug, check_id, check_title
 from .yamltext import to_yaml
@@ -170,14 +170,17 @@ def _code(draft: Draft, repo: RawRepo, upstream: str | None, in_place: bool) -> 
     draft.findings.extend(licenses)
     code: dict[str, Any] = {"license": spdx or _todo("SPDX license, e.g. MIT")}
     if upstream is not None:
-        url, commit = parse_upstream_option(upstream)
-        draft.findings.append(Finding("upstream", f"{url} @ {commit}", "--upstream", None))
+        given, commit = parse_upstream_option(upstream)
+        url, removed = without_credentials(given)
+        draft.findings.append(Finding("upstream", f"{url} @ {commit}", "--upstream", None,
+                                      "credentials removed from the URL" if removed else ""))
     else:
         git_url, git_commit = repo.upstream()
         url = git_url or _todo("clone URL of the upstream repository")
         commit = git_commit or _todo("full 40-hex upstream commit")
         if git_url:
-            draft.findings.append(Finding("upstream.url", git_url, None, None, "remote origin"))
+            draft.findings.append(Finding("upstream.url", git_url, None, None, "remote origin; " + CREDENTIALS_REMOVED
+                                          if repo.credentials_removed else "remote origin"))
         if git_commit:
             note = "HEAD; tracked files have uncommitted changes, which this commit does not hold" \
                 if repo.modified() else "HEAD"

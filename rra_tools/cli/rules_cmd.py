@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from ..validate.catalog import ENV_RULES, REVIEW_RULES, RULES, TASKSET_RULES, Rule
 
@@ -65,9 +66,60 @@ def find_rule(selector: str) -> Rule | None:
     return next((r for r in RULES.values() if r.name == selector.strip()), None)
 
 
+#: A Markdown link: its text and its target.
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+#: The target of the rule pages' link to the example manifest, in docs/rules/README.md.
+_EXAMPLE_MANIFEST = "README.md#the-example-manifest"
+
+
+def _offline(page: str) -> str:
+    """A rule page as ``rra explain`` prints it, outside any checkout: its relative links (to the
+    spec, the docs, the rules index), dead where the page is not in docs/rules/, become their text
+    (a section of the standard named with its version), and the example manifest that the page's
+    example builds on is printed at its end. Web links are kept; code blocks are left alone.
+
+    >>> _offline("See [part 2](../../spec/02-manifest.md#claims) and [RRA202](RRA202.md).").split(" of the ")[1]
+    'RRA ... standard and RRA202.'
+    """
+    from .. import SPEC_VERSION
+
+    needs_example = False
+
+    def plain(match: re.Match[str]) -> str:
+        nonlocal needs_example
+        text, target = match.group(1), match.group(2)
+        if target.startswith(("https://", "http://")):
+            return match.group(0)
+        if target == _EXAMPLE_MANIFEST:
+            needs_example = True
+            return f"{text} printed at the end"
+        if target.startswith("../../spec/"):
+            return f"{text} of the RRA {SPEC_VERSION} standard"
+        return text
+
+    lines, fenced = [], False
+    for line in page.split("\n"):
+        if line.startswith("```"):
+            fenced = not fenced
+        lines.append(line if fenced else _LINK.sub(plain, line))
+    text = "\n".join(lines)
+    if needs_example:
+        from ..validate.rule_docs import example_manifest_section
+
+        text = text.rstrip("\n") + "\n\n" + "\n".join(example_manifest_section()).rstrip("\n") + "\n"
+    return text
+
+
 def render_explain(code: str) -> str | None:
     """The documentation page of the rule ``code`` (a code or a rule name), or of a code of
-    ``rra env check``, ``rra review`` or ``rra bench check``; None when unknown."""
+    ``rra env check``, ``rra review`` or ``rra bench check``, as the package holds it and with no
+    link that only works inside a checkout (:func:`_offline`); None when unknown."""
+    page = _page(code)
+    return None if page is None else _offline(page)
+
+
+def _page(code: str) -> str | None:
+    """The generated Markdown page of ``code`` (its links relative to docs/rules/), or None."""
     rule = find_rule(code)
     if rule is None:
         from ..validate.rule_docs import env_code_page, review_code_page, taskset_code_page

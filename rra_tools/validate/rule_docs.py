@@ -52,6 +52,7 @@ __all__ = [
     "BASE_MANIFEST",
     "DOCS_DIR",
     "catalog_table",
+    "example_manifest_section",
     "RuleDoc",
     "generated_rule_pages",
     "index_page",
@@ -438,6 +439,15 @@ def index_page() -> str:
         "(and its private references file), and `rra bench run`, `reproduce` and `score` check the task set "
         "the same way before they start; `rra validate` never does.", "",
         taskset_codes_table().replace("](rules/", "]("),
+        *example_manifest_section(),
+    ]
+    return "\n".join(lines)
+
+
+def example_manifest_section() -> list[str]:
+    """The section ``## The example manifest`` (BASE_MANIFEST and its files) as Markdown lines: in
+    the rules index, and at the end of what ``rra explain`` prints for a page that builds on it."""
+    lines = [
         "## The example manifest", "",
         "Each page's example replaces top-level sections of this manifest, which has no finding when the "
         "files below are next to it. A test runs every example and every fix through the validator.", "",
@@ -446,7 +456,7 @@ def index_page() -> str:
     ]
     for path, text in sorted(BASE_FILES.items()):
         lines += _file_item(path, text)
-    return "\n".join(lines)
+    return lines
 
 
 _ENV_NOTE = ("Reported by `rra env check`, which compares the machine it runs on with the artifact's lock and "

@@ -49,6 +49,15 @@ def test_setup_makes_the_commits_the_task_set_names(demo: Path) -> None:
             assert re.search(rf'commit: "{head}"', manifest), task["artifact"]
 
 
+def test_the_demo_task_set_is_clean_under_bench_check() -> None:
+    """Issue 25: the project's own demo warned (RRA957: the manifests' observations had no
+    provenance). With or without the private references file, nothing is reported."""
+    for extra in ([], ["--references", str(DEMO / "references.private.yaml")]):
+        done = rra("bench", "check", str(DEMO / "taskset.yaml"), *extra, "--fail-on", "info")
+        assert (done.returncode, done.stdout) == (0, "1 input(s) checked: 1 clean; 0 error(s), 0 warning(s), 0 info\n"), \
+            done.stdout + done.stderr
+
+
 def test_references_are_what_the_launchers_print_and_reproduce_runs(demo: Path) -> None:
     out = demo / "reproduced"
     done = rra("bench", "reproduce", str(demo / "taskset.yaml"), "-o", str(out), timeout=600)

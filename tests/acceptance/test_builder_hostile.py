@@ -16,6 +16,9 @@ from pathlib import Path
 from tests.builder_repos import git, make_repo
 from tests.rra_cli import rra
 
+TOKEN = "ghp_S3cretT0kenNeverPrinted0123456789"
+
+
 def _arm(repo: Path, marker: Path) -> None:
     """Make ``repo``'s own configuration run ``touch marker`` from every hook git offers."""
     touch = f"touch {marker}"
@@ -60,3 +63,38 @@ def test_git_runs_no_program_the_repository_configuration_names(tmp_path: Path) 
     assert "Traceback" not in built.stderr, built.stderr
     assert (tmp_path / "artifact" / "rra.yaml").is_file(), built.stderr
     assert not marker.exists(), "rra build ran a program named by the repository's .git/config"
+
+
+def test_credentials_in_the_origin_url_are_never_written_or_printed(tmp_path: Path) -> None:
+    repo = make_repo("plain-scripts", tmp_path, remote=f"https://alice:{TOKEN}@example.org/lab/{{name}}.git")
+    done = rra("init", str(repo))
+    assert done.returncode == 0, done.stderr
+    assert ("  upstream.url     https://example.org/lab/plain-scripts.git  [git]  "
+            "(remote origin; credentials removed from the origin URL)\n") in done.stdout
+    manifest = (repo / "rra.yaml").read_text()
+    assert "url: \"https://example.org/lab/plain-scripts.git\"" in manifest
+    for text in (done.stdout, done.stderr, manifest):
+        assert TOKEN not in text and "alice" not in text
+
+    # A token alone as the user name (how GitHub tokens are often given) goes as well.
+    other = make_repo("deterministic-metrics", tmp_path, remote=f"https://{TOKEN}@example.org/{{name}}.git")
+    artifact = tmp_path / "artifact"
+    built = rra("build", str(other), "-o", str(artifact))
+    assert (artifact / "rra.yaml").is_file(), built.stderr
+    assert TOKEN not in built.stdout + built.stderr
+    leaked = [p for p in artifact.rglob("*") if p.is_file() and TOKEN.encode() in p.read_bytes()]
+    assert leaked == []
+    assert git(artifact, "remote", "get-url", "origin").strip() == "https://example.org/deterministic-metrics.git"
+
+
+def test_an_upstream_option_loses_its_credentials_too(tmp_path: Path) -> None:
+    repo = make_repo("plain-scripts", tmp_path, remote=None)
+    done = rra("init", str(repo), "--upstream", f"https://bob:{TOKEN}@example.org/fork/skr.git@{'ab' * 20}")
+    assert done.returncode == 0, done.stderr
+    assert TOKEN not in done.stdout + done.stderr + (repo / "rra.yaml").read_text()
+    assert "https://example.org/fork/skr.git @ " + "ab" * 20 in done.stdout
+    assert "credentials removed from the URL" in done.stdout
+    # Refused (no commit), the error line does not print it either.
+    refused = rra("init", str(repo), "-o", str(tmp_path / "other"), "--upstream", f"https://bob:{TOKEN}@example.org/x")
+    assert refused.returncode != 0 and "is not URL@COMMIT" in refused.stderr
+    assert TOKEN not in refused.stdout + refused.stderr

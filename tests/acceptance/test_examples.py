@@ -112,10 +112,13 @@ def test_valid_example_has_zero_findings(name: str) -> None:
 
 @pytest.mark.parametrize("name", VALID)
 def test_valid_example_manifest_points_editors_at_the_schema(name: str) -> None:
-    first = (EXAMPLES / name / "rra.yaml").read_text(encoding="utf-8").splitlines()[0]
+    text = (EXAMPLES / name / "rra.yaml").read_text(encoding="utf-8")
+    version = re.search(r'^rra_version: "(\d+\.\d+)"$', text, re.M)
+    assert version is not None
     up = "../" * (name.count("/") + 2)
-    assert first == f"# yaml-language-server: $schema={up}schemas/rra-manifest-1.0.schema.json"
-    assert (EXAMPLES / name / f"{up}schemas/rra-manifest-1.0.schema.json").resolve().is_file()
+    schema = f"schemas/rra-manifest-{version.group(1)}.schema.json"  # the schema of the manifest's own version
+    assert text.splitlines()[0] == f"# yaml-language-server: $schema={up}{schema}"
+    assert (EXAMPLES / name / f"{up}{schema}").resolve().is_file()
 
 
 # --------------------------------------------------------------------------------------

@@ -20,9 +20,9 @@ import pytest
 from click.testing import CliRunner
 
 from rra_tools.cli.main import cli
-from rra_tools.cli.rules_cmd import render_explain, render_rules
+from rra_tools.cli.rules_cmd import _offline, render_explain, render_rules
 from rra_tools.validate import validate_path
-from rra_tools.validate.catalog import RULES
+from rra_tools.validate.catalog import ENV_RULES, REVIEW_RULES, RULES, TASKSET_RULES
 from rra_tools.validate.config import Config
 from rra_tools.validate.result import ValidationResult
 from rra_tools.validate.rule_docs import (
@@ -254,7 +254,7 @@ def test_rules_lists_every_code() -> None:
     assert {item["code"] for item in as_json if item["checked_by"] == "rra review"} == set(REVIEW_RULES)
     assert "RRA930  change-without-evidence" in result.stdout
     assert "RRA954  task-claim-unknown" in result.stdout
-    assert render_explain("task-claim-unknown") == generated_rule_pages()["RRA954.md"]
+    assert render_explain("task-claim-unknown") == _offline(generated_rule_pages()["RRA954.md"])
     assert "RRA701  lock-digest-mismatch" in result.stdout
     assert all(render_explain(code) is not None for code in every)
 
@@ -263,7 +263,27 @@ def test_rules_lists_every_code() -> None:
 def test_explain_prints_the_page(selector: str) -> None:
     result = CliRunner().invoke(cli, ["explain", selector])
     assert result.exit_code == 0
-    assert result.output == generated_rule_pages()["RRA201.md"]
+    assert result.output == _offline(generated_rule_pages()["RRA201.md"])
+
+
+def test_explain_has_no_link_that_only_works_in_a_checkout() -> None:
+    """Issue 25: rra explain linked to ../../spec/..., dead outside a checkout. What it prints
+    comes from the package; a relative link becomes its text, a section of the standard is named
+    with the version the tool prints, and the example manifest the example builds on is printed."""
+    from rra_tools import SPEC_VERSION
+
+    relative = re.compile(r"\]\((?!https?://)[^)]*\)")
+    for code in [*RULES, *ENV_RULES, *REVIEW_RULES, *TASKSET_RULES]:
+        page = render_explain(code)
+        assert page is not None and not relative.search(page), (code, relative.findall(page or ""))
+    page = render_explain("RRA201")
+    assert page is not None
+    assert (f"- Specification: spec/02-manifest.md#identifiers-and-references of the RRA {SPEC_VERSION} standard\n"
+            in page)
+    assert "Top-level sections not shown are those of the example manifest printed at the end.\n" in page
+    assert page.count("## The example manifest\n") == 1 and BASE_MANIFEST.splitlines()[1] in page
+    # The generated page in docs/rules/ keeps its links, which work there.
+    assert "](../../spec/02-manifest.md#identifiers-and-references)" in generated_rule_pages()["RRA201.md"]
 
 
 def test_explain_unknown_rule_is_a_usage_error() -> None:

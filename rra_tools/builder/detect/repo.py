@@ -20,11 +20,15 @@ from pathlib import Path
 from ...errors import ExitStatus, RRAError
 from ...io.safegit import GitConfigRefused, run_git
 
-__all__ = ["GitError", "RawRepo", "is_raw_repo", "parse_upstream_option"]
+__all__ = ["GitError", "RawRepo", "is_raw_repo", "parse_upstream_option", "without_credentials"]
 
 #: Files larger than this are not read for detection (a data file named README.md, ...).
 MAX_READ_BYTES = 2 * 1024 * 1024
 _COMMIT = re.compile(r"[0-9a-f]{40}")
+#: ``scheme://userinfo@`` at the start of a URL (the userinfo may not hold '/', '?' or '#').
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#@]*)@")
+#: What a finding's note says when a URL lost its userinfo.
+CREDENTIALS_REMOVED = "credentials removed from the origin URL"
 
 
 class GitError(RRAError):
@@ -50,10 +54,34 @@ def parse_upstream_option(value: str) -> tuple[str, str]:
     """
     url, sep, commit = value.rpartition("@")
     if not sep or not url or _COMMIT.fullmatch(commit) is None:
-        raise GitError(f"--upstream {value!r} is not URL@COMMIT with a full 40-hex commit",
+        shown = without_credentials(value)[0]  # an error line must not print a token either
+        raise GitError(f"--upstream {shown!r} is not URL@COMMIT with a full 40-hex commit",
                        hint="e.g. --upstream https://github.com/org/repo@<40-hex commit>; "
                             "'git rev-parse HEAD' prints the commit")
     return url, commit
+
+
+def without_credentials(url: str) -> tuple[str, bool]:
+    """``url`` without the user name and password before its host, and whether any was removed.
+
+    A clone URL such as ``https://user:TOKEN@host/repo.git`` carries a secret; what rra writes
+    (the manifest, the artifact's remote) or prints must not. An ``ssh://`` user name alone is an
+    account, not a secret, and stays; ``git@host:path`` (no scheme) has no password to hold.
+
+    >>> without_credentials("https://alice:ghp_x@github.com/lab/x.git")
+    ('https://github.com/lab/x.git', True)
+    >>> without_credentials("ssh://git@host/x.git")
+    ('ssh://git@host/x.git', False)
+    """
+    match = _USERINFO.match(url)
+    if match is None:
+        return url, False
+    scheme, userinfo = match.group(1), match.group(2)
+    user, has_password, _ = userinfo.partition(":")
+    kept = f"{user}@" if scheme.lower().startswith("ssh") and not has_password and user else ""
+    if kept == f"{userinfo}@":
+        return url, False
+    return scheme + kept + url[match.end():], True
 
 
 def _git(root: Path, *args: str) -> str | None:
@@ -80,6 +108,8 @@ class RawRepo:
     _texts: dict[str, str | None] = field(default_factory=dict, repr=False)
     _index: frozenset[str] = field(default=frozenset(), repr=False)
     _trees: dict[str, ast.Module | None] = field(default_factory=dict, repr=False)
+    #: Whether :meth:`upstream` removed a user name or password from the remote's URL.
+    credentials_removed: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
         self._index = frozenset(self.files)
@@ -94,13 +124,18 @@ class RawRepo:
         return cls(root=root, files=files)
 
     def upstream(self) -> tuple[str | None, str | None]:
-        """(URL of the ``origin`` remote or of the only remote, HEAD commit); ``None`` for what git lacks."""
+        """(URL of the ``origin`` remote or of the only remote, HEAD commit); ``None`` for what git lacks.
+        The URL never carries credentials (:func:`without_credentials`); ``credentials_removed``
+        then says some were there."""
         commit = _git(self.root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
         url = _git(self.root, "remote", "get-url", "origin")
         if url is None:
             remotes = (_git(self.root, "remote") or "").split()
             url = _git(self.root, "remote", "get-url", remotes[0]) if len(remotes) == 1 else None
-        return (url.strip() or None) if url else None, (commit.strip() or None) if commit else None
+        clean: str | None = None
+        if url and url.strip():
+            clean, self.credentials_removed = without_credentials(url.strip())
+        return clean, (commit.strip() or None) if commit else None
 
     def modified(self) -> bool:
         """Whether tracked files differ from HEAD (the commit then does not hold what is read)."""
