@@ -10,11 +10,17 @@ and report what it skipped with a located line: never a traceback.
 from __future__ import annotations
 
 import os
+import resource
+import struct
 import subprocess
+import time
+import zlib
 from pathlib import Path
 
 from tests.builder_repos import git, make_repo
-from tests.rra_cli import rra
+from tests.rra_cli import rra, rra_command
+
+GIB = 1024 * 1024 * 1024
 
 TOKEN = "ghp_S3cretT0kenNeverPrinted0123456789"
 
@@ -98,3 +104,86 @@ def test_an_upstream_option_loses_its_credentials_too(tmp_path: Path) -> None:
     refused = rra("init", str(repo), "-o", str(tmp_path / "other"), "--upstream", f"https://bob:{TOKEN}@example.org/x")
     assert refused.returncode != 0 and "is not URL@COMMIT" in refused.stderr
     assert TOKEN not in refused.stdout + refused.stderr
+
+
+def _pdf(objects: list[bytes]) -> bytes:
+    """A PDF of ``objects`` (object 1 the catalog) with its cross-reference table."""
+    parts, offsets, size = [b"%PDF-1.4\n"], [], 9
+    for number, body in enumerate(objects, 1):
+        offsets.append(size)
+        parts.append(b"%d 0 obj\n%s\nendobj\n" % (number, body))
+        size += len(parts[-1])
+    parts.append(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    parts.extend(b"%010d 00000 n \n" % offset for offset in offsets)
+    parts.append(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, size))
+    return b"".join(parts)
+
+
+def _zeros_deflated(gib: int) -> bytes:
+    """A zlib stream of ``gib`` GiB of zeros (about 1 MiB a GiB), made without compressing them
+    all: after a full flush deflate starts afresh, so every 16 MiB block compresses the same."""
+    chunk = b"\0" * (1 << 24)
+    deflate = zlib.compressobj(9)
+    first = deflate.compress(chunk) + deflate.flush(zlib.Z_FULL_FLUSH)
+    block = deflate.compress(chunk) + deflate.flush(zlib.Z_FULL_FLUSH)
+    end = deflate.flush(zlib.Z_FINISH)[:-4]
+    count = gib * 64
+    # Adler-32 of n zeros: a stays 1, b counts them.
+    return first + block * (count - 1) + end + struct.pack(">I", ((count << 24) % 65521) << 16 | 1)
+
+
+def _pdf_bomb(gib: int) -> bytes:
+    stream = _zeros_deflated(gib)
+    return _pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                 b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << >> >>",
+                 b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(stream), stream)])
+
+
+def _pdf_of_pages(count: int) -> bytes:
+    """``count`` pages, each a table caption and a row of numbers (one shared content stream)."""
+    content = b"BT /F1 11 Tf 14 TL 72 720 Td (Table 1: accuracy.) ' (GRMC 0.912) ' ET"
+    kids = b" ".join(b"%d 0 R" % (number + 5) for number in range(count))
+    page = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R /Resources << /Font << /F1 4 0 R >> >> >>"
+    return _pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, count),
+                 b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
+                 b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", *[page] * count])
+
+
+def _rra_limited(*args: str, memory: int, timeout: float) -> tuple[subprocess.CompletedProcess[str], float]:
+    """``rra ARGS`` with its address space (and its children's) held to ``memory`` bytes."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    start = time.monotonic()
+    done = subprocess.run([*rra_command(), *args], capture_output=True, text=True, timeout=timeout, check=False,
+                          preexec_fn=limit)
+    return done, time.monotonic() - start
+
+
+def test_a_pdf_bomb_is_refused_within_bounded_memory_and_time(tmp_path: Path) -> None:
+    repo = make_repo("plain-scripts", tmp_path)
+    paper = tmp_path / "bomb.pdf"
+    paper.write_bytes(_pdf_bomb(4))  # 4 MiB that decompress to 4 GiB
+    assert paper.stat().st_size < 5 * 1024 * 1024
+    # Today's code grew past 3 GiB on a 3 GiB bomb; under 2 GiB it died with a MemoryError traceback.
+    done, seconds = _rra_limited("init", str(repo), "-o", str(tmp_path / "art"), "--paper", str(paper),
+                                 memory=2 * GIB, timeout=60)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert (done.returncode, done.stderr.splitlines()[0]) == (2, (
+        "error: --paper bomb.pdf: reading its text needs more than 1024 MiB of memory or CPU time (a compressed "
+        "stream that expands without bound?); nothing was taken from it")), done.stderr
+    assert seconds < 10
+    assert not (tmp_path / "art").exists()
+
+
+def test_a_pdf_of_100000_pages_is_read_to_its_50th_page(tmp_path: Path) -> None:
+    repo = make_repo("plain-scripts", tmp_path)
+    paper = tmp_path / "long.pdf"
+    paper.write_bytes(_pdf_of_pages(100_000))
+    # Today's code read every page: over 2 minutes, and a warning line per page on stderr.
+    done, seconds = _rra_limited("init", str(repo), "-o", str(tmp_path / "art"), "--paper", str(paper),
+                                 memory=2 * GIB, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert seconds < 10
+    assert "  claim-candidate  Table 1: GRMC 0.912  [long.pdf page 50]" in done.stdout
+    assert "[long.pdf page 51]" not in done.stdout

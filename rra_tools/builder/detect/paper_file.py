@@ -4,7 +4,10 @@
 - LaTeX (``.tex``): the cells of its ``tabular`` environments;
 - PDF (``.pdf``, with the optional extra 'paper', pdfminer.six): the text of each page; the
   lines from a caption ``Table N`` to the end of the page that hold numbers. A PDF keeps no
-  table structure, so each candidate names the table, the page and the line's text.
+  table structure, so each candidate names the table, the page and the line's text. Only the
+  first :data:`MAX_PDF_PAGES` pages are read, in a child process held to :data:`PDF_MEMORY_BYTES`
+  of address space and :data:`PDF_SECONDS` seconds: a small PDF can decompress to gigabytes (a
+  FlateDecode stream of zeros) or hold 100,000 pages, and pdfminer itself has no such bounds.
 
 Each candidate carries its location: ``file:line`` for text formats, ``file`` with the page for
 a PDF. The file is only read, never run or rendered beyond text extraction.
@@ -12,7 +15,10 @@ a PDF. The file is only read, never run or rendered beyond text extraction.
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from ...errors import ExitStatus, RRAError
@@ -24,6 +30,15 @@ __all__ = ["PaperFileError", "paper_candidates"]
 #: Larger paper files are refused (a paper PDF is a few MiB).
 MAX_PAPER_BYTES = 64 * 1024 * 1024
 MAX_CANDIDATES = 200
+#: Pages of a PDF read (a paper's tables are in its first pages; appendices past this are not).
+MAX_PDF_PAGES = 50
+#: Address space of the child that extracts a PDF's text (the interpreter and pdfminer take
+#: about 100 MiB; a paper's text is a few MiB).
+PDF_MEMORY_BYTES = 1024 * 1024 * 1024
+#: Wall-clock time the extraction may take (a 50-page paper takes about 2 s).
+PDF_SECONDS = 30
+#: Text the child may send back.
+MAX_PDF_TEXT = 16 * 1024 * 1024
 _CAPTION = re.compile(r"^\s*Table\s+([0-9]+|[IVXLC]+)\b")
 
 
@@ -31,6 +46,10 @@ class PaperFileError(RRAError):
     """The paper file cannot be read."""
 
     exit_status = ExitStatus.USAGE
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 def paper_candidates(path: Path) -> list[Finding]:
@@ -56,18 +75,64 @@ def paper_candidates(path: Path) -> list[Finding]:
     return found[:MAX_CANDIDATES]
 
 
-def _pdf_candidates(name: str, raw: bytes) -> list[Finding]:
-    import io
-
-    # Imported here: the extra 'paper' (the CLI names it when the import fails).
+#: The child: limits first (they hold for the import and the parse), then the pages' text as a
+#: JSON list on stdout; exit 3 for a missing pdfminer, 4 for memory, 5 for an unreadable PDF.
+_CHILD = """
+import io, json, sys
+try:
+    import resource
+    limit = int(sys.argv[1])
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_CPU, (int(sys.argv[3]), int(sys.argv[3]) + 1))
+except (ImportError, ValueError, OSError):
+    pass
+try:
+    import logging
+    logging.disable(logging.CRITICAL)
     from pdfminer.high_level import extract_text
-    from pdfminer.pdfparser import PDFSyntaxError
+except ImportError:
+    sys.exit(3)
+try:
+    pages = extract_text(io.BytesIO(sys.stdin.buffer.read()), maxpages=int(sys.argv[2])).split("\\f")
+    sys.stdout.write(json.dumps(pages[:int(sys.argv[2])]))
+except MemoryError:
+    sys.exit(4)
+except RecursionError:
+    sys.stderr.write("nesting too deep"); sys.exit(5)
+except Exception as exc:
+    sys.stderr.write(type(exc).__name__ + ": " + str(exc)[:300]); sys.exit(5)
+"""
 
-    found: list[Finding] = []
+
+def _pdf_pages(name: str, raw: bytes) -> list[str]:
+    """The text of the first pages of the PDF ``raw``, extracted in a bounded child process."""
+    # Imported here too, so that a missing extra 'paper' is named by the CLI as before.
+    import pdfminer  # noqa: F401
+
+    # -P: the current directory (perhaps the repository's) is not put on the child's path.
+    argv = [sys.executable, "-P", "-c", _CHILD, str(PDF_MEMORY_BYTES), str(MAX_PDF_PAGES), str(PDF_SECONDS)]
     try:
-        pages = extract_text(io.BytesIO(raw)).split("\f")
-    except (PDFSyntaxError, ValueError, TypeError, KeyError) as exc:
-        raise PaperFileError(f"--paper {name}: not a readable PDF ({type(exc).__name__}: {exc})") from None
+        done = subprocess.run(argv, input=raw, capture_output=True, timeout=PDF_SECONDS, check=False)
+    except subprocess.TimeoutExpired:
+        raise PaperFileError(f"--paper {name}: reading its text took more than {PDF_SECONDS} s; nothing was "
+                             "taken from it", hint="give the paper's tables as Markdown or LaTeX instead") from None
+    if done.returncode == 3:
+        # The CLI names the extra 'paper' for this module.
+        raise ModuleNotFoundError("No module named 'pdfminer'", name="pdfminer")
+    if done.returncode == 4 or (done.returncode < 0 and not done.stdout):
+        raise PaperFileError(f"--paper {name}: reading its text needs more than {PDF_MEMORY_BYTES >> 20} MiB "
+                             "of memory or CPU time (a compressed stream that expands without bound?); nothing "
+                             "was taken from it", hint="give the paper's tables as Markdown or LaTeX instead")
+    if done.returncode != 0 or len(done.stdout) > MAX_PDF_TEXT:
+        why = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["more text than it can hold"]
+        raise PaperFileError(f"--paper {name}: not a readable PDF ({why[0][:300]})")
+    pages = json.loads(done.stdout)
+    return [page for page in pages if isinstance(page, str)] if isinstance(pages, list) else []
+
+
+def _pdf_candidates(name: str, raw: bytes) -> list[Finding]:
+    found: list[Finding] = []
+    pages = _pdf_pages(name, raw)
     for number, page in enumerate(pages, 1):
         table: str | None = None
         for line in page.splitlines():
