@@ -74,9 +74,12 @@ def load_suite(suite: Path) -> list[LoadedCase]:
                 raise CaseError(f"{rel}: case {case.id!r} has a patch but no base")
             if case.layout is not None and case.base is None and case.manifest is None:
                 raise CaseError(f"{rel}: case {case.id!r} packs an artifact (layout) and must give base or manifest")
-            if case.references is not None and case.taskset is None:
+            has_taskset = case.taskset is not None or case.taskset_text is not None
+            if case.taskset is not None and case.taskset_text is not None:
+                raise CaseError(f"{rel}: case {case.id!r} gives both taskset and taskset_text")
+            if case.references is not None and not has_taskset:
                 raise CaseError(f"{rel}: case {case.id!r} gives references but no taskset")
-            if case.taskset is not None and case.layout is not None:
+            if has_taskset and case.layout is not None:
                 raise CaseError(f"{rel}: case {case.id!r} gives both a taskset and a layout")
             loaded.append(LoadedCase(case, rel))
     return loaded

@@ -32,8 +32,8 @@ NOT_EXPRESSIBLE = {
 
 
 def covered_codes(cases: Iterable[LoadedCase]) -> set[str]:
-    """The codes some case expects."""
-    return {code for c in cases for code in c.case.expect.codes}
+    """The codes some case expects (as an error or warning, or as information)."""
+    return {code for c in cases for code in [*c.case.expect.codes, *(c.case.expect.info or [])]}
 
 
 def uncovered_codes(rules: Iterable[str], cases: Iterable[LoadedCase]) -> list[str]:

@@ -7,8 +7,8 @@ directory, ``oci-layout:DIR`` (``oci-layout:DIR:REF``) for a packed-artifact cas
 the private references file to check with it). It must
 exit 0 when the artifact is valid, 1 when invalid and 2 when the input cannot be read (counted
 as invalid), and print JSON on standard output: either ``{"verdict": "valid"|"invalid",
-"codes": [...]}`` or an RRA validation report (``rra validate --format json``). Any other exit
-status is a failure of the case.
+"codes": [...]}`` (with ``"info": [...]``, its info codes, when it says them) or an RRA
+validation report (``rra validate --format json``). Any other exit status is a failure of the case.
 
 Each command runs in a session of its own, so a timed-out implementation is killed with every
 process it started; each case is materialised under a directory that is the root of an empty
@@ -48,6 +48,8 @@ class Reported:
     verdict: str
     codes: frozenset[str]
     error: str | None = None
+    #: The codes reported with severity info; None when the implementation does not say.
+    info: frozenset[str] | None = None
 
 
 #: Called with the target (a directory, or ``oci-layout:DIR[:REF]``); says what it found.
@@ -80,7 +82,8 @@ def in_process_impl(target: str) -> Reported:
         references = path.with_name("references.json")
         checked = check_taskset(path, references if references.is_file() else None)
         found = frozenset(d.code for d in checked.diagnostics if d.severity >= Severity.WARNING)
-        return Reported("valid" if checked.valid else "invalid", found)
+        info = frozenset(d.code for d in checked.diagnostics if d.severity == Severity.INFO)
+        return Reported("valid" if checked.valid else "invalid", found, info=info)
     config = Config()
     if not target.startswith(LAYOUT_SCHEME):
         config_file = Path(target) / ".rra.toml"
@@ -90,18 +93,24 @@ def in_process_impl(target: str) -> Reported:
             return Reported("error", frozenset(), str(exc))
     result = validate_target(target, config=config)
     codes = frozenset(d.code for d in result.diagnostics if d.severity >= Severity.WARNING)
-    return Reported("valid" if result.valid else "invalid", codes)
+    info = frozenset(d.code for d in result.diagnostics if d.severity == Severity.INFO)
+    return Reported("valid" if result.valid else "invalid", codes, info=info)
 
 
-def _parse_output(stdout: str) -> tuple[str | None, frozenset[str]]:
+def _parse_output(stdout: str) -> tuple[str | None, frozenset[str], frozenset[str] | None]:
+    """The verdict, the error and warning codes, and the info codes (None: not said) printed."""
     data: Any = json.loads(stdout)
     if isinstance(data, dict) and "verdict" in data:
-        return str(data["verdict"]), frozenset(str(c) for c in data.get("codes", []))
+        info = data.get("info")
+        return (str(data["verdict"]), frozenset(str(c) for c in data.get("codes", [])),
+                frozenset(str(c) for c in info) if isinstance(info, list) else None)
     if isinstance(data, dict) and isinstance(data.get("results"), list) and data["results"]:
         first = data["results"][0]
-        codes = frozenset(d["code"] for d in first.get("diagnostics", []) if d.get("severity") in ("error", "warning"))
-        return ("valid" if first.get("valid") else "invalid"), codes
-    return None, frozenset()
+        diagnostics = first.get("diagnostics", [])
+        codes = frozenset(d["code"] for d in diagnostics if d.get("severity") in ("error", "warning"))
+        return (("valid" if first.get("valid") else "invalid"), codes,
+                frozenset(d["code"] for d in diagnostics if d.get("severity") == "info"))
+    return None, frozenset(), None
 
 
 def _kill_group(proc: subprocess.Popen[str]) -> None:
@@ -141,13 +150,13 @@ def command_impl(command: str, timeout: float = 60.0) -> Implementation:
         if proc.returncode not in (0, 1, 2):
             return Reported("error", frozenset(), f"exit status {proc.returncode}: {stderr.strip()[-300:]}")
         try:
-            verdict, codes = _parse_output(stdout)
+            verdict, codes, info = _parse_output(stdout)
         except ValueError:
-            verdict, codes = None, frozenset()
+            verdict, codes, info = None, frozenset(), None
         by_status = "valid" if proc.returncode == 0 else "invalid"
         if verdict is not None and verdict != by_status:
             return Reported("error", codes, f"printed verdict {verdict!r} but exited {proc.returncode}")
-        return Reported(by_status, codes)
+        return Reported(by_status, codes, info=info)
 
     return run
 
@@ -159,12 +168,14 @@ def prepare(suite: Path, loaded: LoadedCase, dest: Path) -> str:
     ``oci-layout:DIR[:REF]`` for a packaging case (the artifact is then written to ``dest/artifact`` and packed into
     ``dest/layout``)."""
     layout = loaded.case.layout
-    if loaded.case.taskset is not None:
+    if loaded.case.taskset is not None or loaded.case.taskset_text is not None:
         artifact = materialise(suite, loaded, dest)
         for name, document in (("taskset.json", loaded.case.taskset), ("references.json", loaded.case.references)):
             if document is not None:
                 (artifact / name).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n",
                                              encoding="utf-8")
+        if loaded.case.taskset_text is not None:
+            (artifact / "taskset.json").write_bytes(loaded.case.taskset_text.encode("utf-8"))
         return f"{TASKSET_SCHEME}{artifact / 'taskset.json'}"
     if layout is None:
         return str(materialise(suite, loaded, dest))
@@ -239,4 +250,8 @@ def _judge(loaded: LoadedCase, reported: Reported, strict_codes: bool) -> Outcom
         missing = sorted(set(expect.codes) - reported.codes)
         extra = sorted(reported.codes - set(expect.codes))
         return Outcome(loaded, False, reported, f"codes differ: missing {missing}, unexpected {extra}", tags=tags)
+    if strict_codes and expect.info is not None and reported.info is not None and reported.info != frozenset(expect.info):
+        missing = sorted(set(expect.info) - reported.info)
+        extra = sorted(reported.info - set(expect.info))
+        return Outcome(loaded, False, reported, f"info codes differ: missing {missing}, unexpected {extra}", tags=tags)
     return Outcome(loaded, True, reported, tags=tags)

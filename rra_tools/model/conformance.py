@@ -32,6 +32,12 @@ class Expectation(RRAModel):
         description="The exact set of rule codes reported (errors and warnings; info excluded). "
         "Checked only under --strict-codes.",
     )
+    info: list[Code] | None = Field(
+        default=None,
+        description="The exact set of rule codes reported with severity info, for a case about a finding that "
+        "is information only. Checked only under --strict-codes, and only with an implementation that reports "
+        "info findings (an RRA validation report, or 'info' in the short JSON form).",
+    )
 
 
 class PatchOp(RRAModel):
@@ -140,9 +146,13 @@ class Case(RRAModel):
         "artifact directory; the implementation checks it, as 'taskset:PATH' (task-set cases; its tasks name the "
         "case's artifact as '.')."
     )
+    taskset_text: str | None = Field(
+        default=None, description="The task set file's exact text (UTF-8), written as taskset.json instead of "
+        "'taskset' (task-set cases about reading the file)."
+    )
     references: dict[str, Any] | None = Field(
         default=None, description="The task set's private references file, written as references.json beside "
-        "taskset.json and checked with it (only with taskset)."
+        "taskset.json and checked with it (only with taskset or taskset_text)."
     )
     expect: Expectation
 

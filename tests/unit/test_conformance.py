@@ -159,3 +159,38 @@ def test_every_section_a_case_names_exists() -> None:
             if not path.is_file() or (anchor and anchor not in _anchors(path.read_text(encoding="utf-8"))):
                 missing.add((loaded.case.id, section))
     assert not missing, sorted(missing)
+
+
+def test_every_taskset_code_has_a_case() -> None:
+    """Issue 25 item 7: RRA950 (an unreadable task set), RRA955 (too few observations from the
+    manifest) and RRA959 (information only: expected in ``expect.info``) had no case."""
+    from rra_tools.validate.catalog import TASKSET_RULES
+
+    assert sorted(set(TASKSET_RULES) - covered_codes(CASES)) == []
+    by_id = {c.case.id: c.case for c in CASES}
+    assert by_id["taskset-unreadable"].taskset_text is not None
+    assert by_id["taskset-oci-artifact-not-checked"].expect.info == ["RRA959"]
+
+
+def test_info_codes_are_judged_when_the_implementation_reports_them(tmp_path: Path) -> None:
+    from rra_tools.conformance.runner import Reported, _judge, command_impl
+
+    (case,) = [c for c in CASES if c.case.id == "taskset-oci-artifact-not-checked"]
+    assert _judge(case, Reported("valid", frozenset(), info=frozenset({"RRA959"})), True).passed
+    wrong = _judge(case, Reported("valid", frozenset(), info=frozenset()), True)
+    assert not wrong.passed and wrong.message == "info codes differ: missing ['RRA959'], unexpected []"
+    assert _judge(case, Reported("valid", frozenset(), info=None), True).passed  # not said: not judged
+    assert _judge(case, Reported("valid", frozenset(), info=frozenset()), False).passed  # codes not strict
+    # The short JSON form may say its info codes; an RRA report always does.
+    said = tmp_path / "said.py"
+    said.write_text('import json; print(json.dumps({"verdict": "valid", "codes": [], "info": ["RRA103"]}))\n')
+    assert command_impl(f"{sys.executable} {said}")("x").info == frozenset({"RRA103"})
+
+
+def test_a_case_gives_taskset_or_taskset_text_not_both(tmp_path: Path) -> None:
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "x.yaml").write_text(
+        'description: d\ncases:\n  - {id: both, description: d, sections: [spec/07-task-sets.md], tags: [taskset], base: minimal, '
+        'taskset: {"id": "a"}, taskset_text: "id: a", expect: {verdict: invalid}}\n')
+    with pytest.raises(CaseError, match="gives both taskset and taskset_text"):
+        load_suite(tmp_path)
