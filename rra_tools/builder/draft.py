@@ -79,6 +79,8 @@ def draft_manifest(raw: Path, *, upstream: str | None = None, artifact_id: str |
     candidate claims."""
     repo = RawRepo.open(raw)
     draft = Draft(data={})
+    draft.problems.extend(Finding("unreadable", name, name, None, "its name is not UTF-8, which a manifest "
+                                  "cannot hold; rename it to use it") for name in repo.undecodable)
     paper, paper_found = detect_paper(repo, draft.problems)
     name = raw.resolve().name
     artifact_id = check_id(artifact_id if artifact_id is not None else _slug(name))

@@ -187,3 +187,24 @@ def test_a_pdf_of_100000_pages_is_read_to_its_50th_page(tmp_path: Path) -> None:
     assert seconds < 10
     assert "  claim-candidate  Table 1: GRMC 0.912  [long.pdf page 50]" in done.stdout
     assert "[long.pdf page 51]" not in done.stdout
+
+
+def test_file_names_that_are_not_utf8_are_skipped_with_a_line_each(tmp_path: Path) -> None:
+    repo = make_repo("plain-scripts", tmp_path)
+    (repo / os.fsdecode(b"bad_\xff.py")).write_text("print('RMSE: 1.0')\n")
+    (repo / os.fsdecode(b"dir_\xfa")).mkdir()
+    (repo / os.fsdecode(b"dir_\xfa") / "run.py").write_text("if __name__ == '__main__':\n    print(2)\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-gpg-sign", "-m", "names")
+    done = rra("init", str(repo), "-o", str(tmp_path / "art"))
+    # Today's code: UnicodeEncodeError writing a manifest that named dir_\udcfa/run.py.
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    for shown in (r"bad_\xff.py", r"dir_\xfa/run.py"):
+        assert f"skipped {shown}: its name is not UTF-8, which a manifest cannot hold; rename it to use it\n" \
+            in done.stdout
+    assert "dir_" not in (tmp_path / "art" / "rra.yaml").read_text()
+
+    built = rra("build", str(repo), "-o", str(tmp_path / "artifact"))
+    assert "Traceback" not in built.stderr and "Error:" not in built.stderr, built.stderr
+    assert (tmp_path / "artifact" / "rra.yaml").is_file()

@@ -99,6 +99,14 @@ def _git(root: Path, *args: str) -> str | None:
     return done.stdout.decode("utf-8", "surrogateescape") if done.returncode == 0 else None
 
 
+def _has_surrogates(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 @dataclass
 class RawRepo:
     """The repository root and the files git would show (tracked or untracked, not ignored)."""
@@ -108,6 +116,9 @@ class RawRepo:
     _texts: dict[str, str | None] = field(default_factory=dict, repr=False)
     _index: frozenset[str] = field(default=frozenset(), repr=False)
     _trees: dict[str, ast.Module | None] = field(default_factory=dict, repr=False)
+    #: Listed files whose names are not UTF-8, shown with ``\\xNN`` escapes: left out of
+    #: ``files`` (a UTF-8 manifest cannot name them), reported by the caller.
+    undecodable: list[str] = field(default_factory=list, repr=False)
     #: Whether :meth:`upstream` removed a user name or password from the remote's URL.
     credentials_removed: bool = field(default=False, repr=False)
 
@@ -120,8 +131,13 @@ class RawRepo:
         listing = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
         if listing is None:
             raise GitError(f"git cannot list the files of {root}")
-        files = sorted({name for name in listing.split("\0") if name})
-        return cls(root=root, files=files)
+        names = {name for name in listing.split("\0") if name}
+        # Decoded with surrogateescape: a name that is not UTF-8 holds lone surrogates, which
+        # no UTF-8 text (the manifest, the output) can carry.
+        undecodable = {name for name in names if not name.isascii() and _has_surrogates(name)}
+        shown = sorted(name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                       for name in undecodable)
+        return cls(root=root, files=sorted(names - undecodable), undecodable=shown)
 
     def upstream(self) -> tuple[str | None, str | None]:
         """(URL of the ``origin`` remote or of the only remote, HEAD commit); ``None`` for what git lacks.
