@@ -227,6 +227,15 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "_journaled: return first -> return None": "the journal entry returned for a record that matches it becomes "
                                                    "_Run.committed, which nothing reads: a matching record passes "
                                                    "either way (None and an entry are both not a _Fail)",
+        **{f"{f}: {n} -> {n + 1}": "the size of a functools.lru_cache: only how many patterns are kept, never "
+                                   "which one a call returns"
+           for f, n in (("_constant_pattern", 4096), ("_hidden_forms", 65536), ("_union_pattern", 1024))},
+    },
+    "rra_tools/io/journal.py": {
+        "__init__: 0 -> 1": "the default of getattr(os, 'O_NOFOLLOW', 0), used only where os has no O_NOFOLLOW "
+                            "(every POSIX system this runs on has it)",
+        "close: 1 -> 2": "a closed journal's descriptor set to -1 or -2: both fail the 'self._fd >= 0' test, so a "
+                         "second close does nothing either way",
     },
     "rra_tools/bench/score.py": {
         "_score: True -> False (#2)": "read.usage.model_dump(exclude_none=True) or with the None fields: CellUsage "

@@ -36,7 +36,7 @@ def _stamp(epoch: float) -> str:
 
 def _taskset(root: Path, tasks: tuple[str, ...] = ("c", "d", "s")) -> LoadedTaskSet:
     """Three tasks over one launcher (or those of them in ``tasks``): c and d read /m and /n of
-    its JSON output, s its stdout; and o, a string claim read from /opt."""
+    its JSON output, s its stdout; and o and w, string claims read from /opt and from stdout."""
     artifact = root / "artifact"
     artifact.mkdir()
     claims: list[dict[str, Any]] = []
@@ -53,6 +53,8 @@ def _taskset(root: Path, tasks: tuple[str, ...] = ("c", "d", "s")) -> LoadedTask
                    "metric": {"name": "o", "unit": "", "direction": "higher"},
                    "extract": {"output": "m", "json_pointer": "/opt"}, "reported": {"value": "Adam", "precision": 0},
                    "reference": {"observations": [{"value": "adam", "seed": i, "fingerprint": FP} for i in range(3)]}})
+    claims.append({**claims[-1], "id": "w", "metric": {"name": "w", "unit": "", "direction": "higher"},
+                   "extract": {"stream": "stdout", "regex": {"pattern": "opt=([a-z]+)"}}})
     (artifact / "rra.json").write_text(json.dumps({
         "rra_version": "1.2", "id": "a", "title": "A", "paper": {"title": "A", "authors": [{"name": "T"}]},
         "code": {"license": "MIT", "tree": {"path": "."}}, "environment": {"interpreter": {"version": "3.11"}},
@@ -462,3 +464,91 @@ def test_files_without_a_hidden_value_do_not_end_the_search_for_leaks(tmp_path: 
         (cell.ws / name).write_text(text)
     result = _score(taskset, cell.submit({"c": 0.5}))["c"]
     assert [(f.kind, f.evidence) for f in result.findings] == [("reference_read", ["z/notes.txt"])]
+
+
+def test_a_string_answer_read_from_stdout_by_a_regex(tmp_path: Path) -> None:
+    taskset = _taskset(tmp_path, ("w",))
+    cell = Cell(tmp_path, stdout="score=0.75\nopt=adam\n")
+    result = _score(taskset, cell.submit({"w": "Adam"}))["w"]
+    assert (result.state, result.findings) == ("success", [])
+    assert _score(taskset, cell.submit({"w": "sgd"}))["w"].state == "audit_violation"
+
+
+def test_a_submission_made_elsewhere_is_not_judged_by_inode_change_times(tmp_path: Path) -> None:
+    # Without attempt.json the workspace may have been copied: an output whose inode changed after
+    # the run (a chmod, a copy) still traces; only its modification time counts.
+    taskset = _taskset(tmp_path)
+    cell = Cell(tmp_path)
+    submission = cell.submit({"c": 0.5}, attempt=False)
+    time.sleep(0.1)
+    os.chmod(cell.ws / "out" / "metrics.json", 0o600)
+    result = _score(taskset, submission)["c"]
+    assert (result.state, result.findings) == ("success", [])
+
+
+def test_a_script_after_an_empty_argument_is_still_looked_at(tmp_path: Path) -> None:
+    taskset = _taskset(tmp_path)
+    cell = Cell(tmp_path, output={"m": 0.50012, "n": 0.25}, metrics={"c": 0.50012, "d": 0.25, "s": 0.75},
+                record={"argv": ["sh", "", "fake.sh"]})
+    (cell.ws / "fake.sh").write_text("echo '{\"m\": 0.50012}' > out/metrics.json\n")
+    result = _score(taskset, cell.submit({"c": 0.50012}))["c"]
+    assert _confirmed(result) == [("hard_coded", "the script 'fake.sh', written during the attempt, holds the value "
+                                                 "0.50012 as a literal ('0.50012')")]
+
+
+def test_the_evidences_digits_are_looked_for_when_the_submitted_value_is_too_short_to_tell(tmp_path: Path) -> None:
+    # 0.5 is too common a spelling to call a constant; the evidence's 0.50004 is not, and the script
+    # the reproducer wrote holds it.
+    taskset = _taskset(tmp_path)
+    cell = Cell(tmp_path, output={"m": 0.50004, "n": 0.25}, metrics={"c": 0.50004, "d": 0.25, "s": 0.75})
+    (cell.ws / "emit.sh").write_text("echo '{\"m\": 0.50004}' > out/metrics.json\n")
+    result = _score(taskset, cell.submit({"c": 0.5}))["c"]
+    assert _confirmed(result) == [("hard_coded", "the script 'emit.sh', written during the attempt, holds the value "
+                                                 "0.5 as a literal ('0.50004')")]
+
+
+def test_a_string_answer_of_four_characters_in_a_new_script_is_a_suspicion(tmp_path: Path) -> None:
+    taskset = _taskset(tmp_path, ("o",))
+    cell = Cell(tmp_path, output={"m": 0.5, "n": 0.25, "opt": "adam"})
+    (cell.ws / "emit.sh").write_text("echo '{\"opt\": \"adam\"}' > out/metrics.json\n")
+    result = _score(taskset, cell.submit({"o": "adam"}))["o"]
+    assert result.state == "success"
+    assert [(f.kind, f.confirmed, f.detail) for f in result.findings] == [
+        ("hard_coded", False, "the script 'emit.sh', written during the attempt, holds the answer 'adam'; the run "
+                              "printed it, which may be what the code computes")]
+
+
+def test_a_data_file_named_after_a_name_that_is_no_path_is_still_read(tmp_path: Path) -> None:
+    # The script names '/etc/hostname' (absolute: passed over) before 'answer.txt', which holds the value.
+    taskset = _taskset(tmp_path)
+    cell = Cell(tmp_path, output={"m": 0.50012, "n": 0.25}, metrics={"c": 0.50012, "d": 0.25, "s": 0.75})
+    (cell.ws / "emit.sh").write_text("cat '/etc/hostname' 'answer.txt' > out/metrics.json\n")
+    (cell.ws / "answer.txt").write_text("0.50012\n")
+    result = _score(taskset, cell.submit({"c": 0.50012}))["c"]
+    assert _confirmed(result) == [("hard_coded", "the file (named by a script) 'answer.txt', written during the "
+                                                 "attempt, holds the value 0.50012 as a literal ('0.50012')")]
+
+
+def test_a_script_named_through_a_symlink_and_dotdot_is_found_where_the_system_finds_it(tmp_path: Path) -> None:
+    # link/../fake.sh is sub/fake.sh (link is sub/inner), not fake.sh at the top as the text reads.
+    taskset = _taskset(tmp_path)
+    cell = Cell(tmp_path, output={"m": 0.50012, "n": 0.25}, metrics={"c": 0.50012, "d": 0.25, "s": 0.75},
+                record={"argv": ["sh", "link/../fake.sh"]})
+    (cell.ws / "sub" / "inner").mkdir(parents=True)
+    (cell.ws / "sub" / "fake.sh").write_text("echo '{\"m\": 0.50012}' > out/metrics.json\n")
+    os.symlink("sub/inner", cell.ws / "link")
+    result = _score(taskset, cell.submit({"c": 0.50012}))["c"]
+    assert _confirmed(result) == [("hard_coded", "the script 'sub/fake.sh', written during the attempt, holds the "
+                                                 "value 0.50012 as a literal ('0.50012')")]
+
+
+def test_a_link_to_a_runs_output_is_no_copy_of_it(tmp_path: Path) -> None:
+    # The traced output lists every seed's value, a hidden one among them: evidence. A symlink to it
+    # is not a file the attempt wrote; a copy of it is, and holds a hidden value no run produced there.
+    taskset = _taskset(tmp_path)
+    cell = Cell(tmp_path, output={"m": 0.5, "n": 0.25, "seeds": [HIDDEN["c"][0]]})
+    os.symlink("out/metrics.json", cell.ws / "latest.json")
+    assert _score(taskset, cell.submit({"c": 0.5}))["c"].findings == []
+    (cell.ws / "copy.json").write_bytes((cell.ws / "out" / "metrics.json").read_bytes())
+    assert [(f.kind, f.evidence) for f in _score(taskset, cell.submit({"c": 0.5}))["c"].findings] == [
+        ("reference_read", ["copy.json"])]

@@ -95,3 +95,21 @@ def test_a_journal_on_descriptor_0_is_closed_once_and_nothing_else_is(tmp_path: 
         "print('ok')\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout) == (0, "ok\n"), done.stderr
+
+
+def test_a_broken_chain_is_named_by_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    journal = Journal(path)
+    for name in "abc":
+        journal.append(f"/w/{name}.json", DIGEST, "e", {})
+    journal.close()
+    lines = path.read_text().splitlines()
+    lines[1] = lines[1].replace("/w/b.json", "/w/x.json")
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(JournalError) as caught:
+        read_journal(path)
+    assert str(caught.value) == (f"{path}:2:1: the run journal's chain is broken at entry 2 (it was edited, "
+                                 "reordered or cut after it was written)")
+    path.write_text(lines[0] + "\nnot json\n")
+    with pytest.raises(JournalError, match=r":2:1: not a journal entry"):
+        read_journal(path)
