@@ -22,6 +22,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from ..errors import ExitStatus, RRAError
+from ..io import bounded_toml
 
 __all__ = [
     "LOCK_FORMATS",
@@ -244,7 +245,7 @@ def _strip_comment(line: str) -> str:
 def parse_pylock(text: str, path: str = "<lock>") -> LockFile:
     """Parse a PEP 751 ``pylock.toml`` (lock-version 1.x)."""
     try:
-        data = tomllib.loads(text)
+        data = bounded_toml.loads(text)
     except tomllib.TOMLDecodeError as exc:
         # Python 3.11's TOMLDecodeError has only the text: "... (at line L, column C)".
         found = re.search(r"\(at line (\d+), column \d+\)$", str(exc))

@@ -28,6 +28,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..io import bounded_toml
 from ..io.artifact import Artifact, ArtifactError
 from ..io.paths import resolve_inside
 from .artifact import manifest_model
@@ -90,7 +91,7 @@ def package_inputs(source: PackageSource) -> list[Path]:
         if path.is_file():
             if name == "pyproject.toml":
                 try:
-                    project = tomllib.loads(path.read_text(encoding="utf-8")).get("project")
+                    project = bounded_toml.loads(path.read_text(encoding="utf-8")).get("project")
                 except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
                     raise OwnPackageError(f"{path}: invalid TOML: {exc}") from None
                 if not isinstance(project, dict) and (source.directory / "setup.py").is_file():
@@ -104,7 +105,7 @@ def build_requirements(source: PackageSource) -> list[str]:
     pyproject = source.directory / "pyproject.toml"
     if pyproject.is_file():
         try:
-            system = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("build-system")
+            system = bounded_toml.loads(pyproject.read_text(encoding="utf-8")).get("build-system")
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise OwnPackageError(f"{pyproject}: invalid TOML: {exc}") from None
         requires = system.get("requires") if isinstance(system, dict) else None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ExitStatus, RRAError
+from ..io import bounded_toml
 from ..io.artifact import Artifact
 from ..io.atomic import write_atomic
 from .artifact import manifest_model
@@ -85,7 +86,7 @@ def declared_requirements(artifact: Artifact) -> tuple[list[Path], list[str], li
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         try:
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+            data = bounded_toml.loads(pyproject.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ResolveError(f"{pyproject}: invalid TOML: {exc}") from None
         project = data.get("project", {})

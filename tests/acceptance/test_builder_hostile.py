@@ -208,3 +208,22 @@ def test_file_names_that_are_not_utf8_are_skipped_with_a_line_each(tmp_path: Pat
     built = rra("build", str(repo), "-o", str(tmp_path / "artifact"))
     assert "Traceback" not in built.stderr and "Error:" not in built.stderr, built.stderr
     assert (tmp_path / "artifact" / "rra.yaml").is_file()
+
+
+def test_toml_and_json_nested_100000_deep_are_skipped_naming_the_file(tmp_path: Path) -> None:
+    repo = make_repo("plain-scripts", tmp_path)
+    deep = "[" * 100_000 + "]" * 100_000
+    (repo / "pyproject.toml").write_text(f'[project]\nname = "x"\ndependencies = {deep}\n')
+    (repo / "Pipfile").write_text("[packages]\nx = " + "{a = " * 50_000 + "1" + "}" * 50_000 + "\n")
+    (repo / "codemeta.json").write_text('{"referencePublication": ' + deep + "}")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-gpg-sign", "-m", "deep")
+    done = rra("init", str(repo), "-o", str(tmp_path / "art"))
+    # Today's code: RecursionError from tomllib (and from json for codemeta.json).
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert ("skipped pyproject.toml: not valid TOML, skipped: arrays or tables nested 100000 deep, more than 64\n"
+            in done.stdout)
+    assert "skipped Pipfile: not valid TOML, skipped: arrays or tables nested 50000 deep, more than 64\n" in done.stdout
+    # The requirements still come from requirements.txt, which comes first anyway.
+    assert "  requirement      numpy>=1.24,<2  [requirements.txt:2]\n" in done.stdout

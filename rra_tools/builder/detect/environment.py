@@ -33,6 +33,7 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
+from ...io import bounded_toml
 from .findings import Finding
 from .repo import RawRepo
 from .yamlfile import YamlFile, read_yaml
@@ -96,14 +97,28 @@ def _line_of(text: str, needle: str) -> int | None:
     return None
 
 
-def _pyproject(repo: RawRepo) -> tuple[list[tuple[str, int | None]], tuple[str, int | None] | None]:
-    text = repo.text("pyproject.toml")
+def read_toml(repo: RawRepo, name: str, problems: list[Finding]) -> dict[str, Any] | None:
+    """The parsed TOML file ``name``, or None when it is absent or not valid TOML within the
+    bounds (:mod:`rra_tools.io.bounded_toml`); an invalid file is reported once in ``problems``
+    (detection goes on without it) rather than raised."""
+    text = repo.text(name)
     if text is None:
-        return [], None
+        return None
     try:
-        project = tomllib.loads(text).get("project", {})
-    except tomllib.TOMLDecodeError:
+        return bounded_toml.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        if not any(p.item == "unreadable" and p.file == name for p in problems):
+            problems.append(Finding("unreadable", name, name, None, f"not valid TOML, skipped: {exc}"))
+        return None
+
+
+def _pyproject(repo: RawRepo, problems: list[Finding]) -> tuple[list[tuple[str, int | None]],
+                                                                 tuple[str, int | None] | None]:
+    text = repo.text("pyproject.toml")
+    data = read_toml(repo, "pyproject.toml", problems)
+    if text is None or data is None:
         return [], None
+    project = data.get("project", {})
     if not isinstance(project, dict):
         return [], None
     deps = [(d, _line_of(text, f'"{d}"') or _line_of(text, f"'{d}'")) for d in project.get("dependencies", [])
@@ -113,14 +128,15 @@ def _pyproject(repo: RawRepo) -> tuple[list[tuple[str, int | None]], tuple[str, 
     return deps, python
 
 
-def _pyproject_scripts(repo: RawRepo, env: DetectedEnvironment) -> None:
+def _pyproject_scripts(repo: RawRepo, env: DetectedEnvironment, problems: list[Finding]) -> None:
     """The console scripts of ``[project.scripts]`` (PEP 621), where setup.py names none."""
     text = repo.text("pyproject.toml")
-    if text is None:
+    data = read_toml(repo, "pyproject.toml", problems)
+    if text is None or data is None:
         return
     try:
-        scripts = tomllib.loads(text).get("project", {}).get("scripts", {})
-    except (tomllib.TOMLDecodeError, AttributeError):
+        scripts = data.get("project", {}).get("scripts", {})
+    except AttributeError:
         return
     for name, target in (scripts.items() if isinstance(scripts, dict) else []):
         if isinstance(target, str) and target.strip() and name not in env.console_scripts:
@@ -246,7 +262,7 @@ def detect_environment(repo: RawRepo, problems: list[Finding], conda_file: str |
             problems_note = "not used: an extra set (development, docs, ...) rather than the run's"
             env.findings.append(Finding("requirements", f"{len(_requirements_file(repo, name))} packages", name,
                                         None, problems_note))
-    deps, requires_python = _pyproject(repo)
+    deps, requires_python = _pyproject(repo, problems)
     if deps:
         sources.append(("pyproject.toml", deps))
     if requires_python is not None:
@@ -266,7 +282,7 @@ def detect_environment(repo: RawRepo, problems: list[Finding], conda_file: str |
             if script_name and target:
                 env.console_scripts[script_name] = (target, "setup.py", _line_of(setup_text, script) or 0)
     _setup_cfg(repo, sources, pythons, env)
-    _pyproject_scripts(repo, env)
+    _pyproject_scripts(repo, env, problems)
     conda_file = conda_file or _mlproject_conda(repo, problems)
     conda_name = conda_file if conda_file and repo.has(conda_file) else repo.first(*CONDA_FILES[:2])
     conda = read_yaml(repo, conda_name, problems) if conda_name else None
@@ -277,10 +293,8 @@ def detect_environment(repo: RawRepo, problems: list[Finding], conda_file: str |
             pythons.append(("python", conda_python[0], conda_python[1], conda.name))
     pipfile = repo.text("Pipfile")
     if pipfile is not None:
-        try:
-            packages = tomllib.loads(pipfile).get("packages", {})
-        except tomllib.TOMLDecodeError:
-            packages = {}
+        pipdata = read_toml(repo, "Pipfile", problems)
+        packages = pipdata.get("packages", {}) if pipdata is not None else {}
         reqs = [(f"{k}{v if isinstance(v, str) and v != '*' else ''}", _line_of(pipfile, k))
                 for k, v in (packages.items() if isinstance(packages, dict) else [])]
         if reqs:

@@ -19,6 +19,7 @@ import re
 import tomllib
 from typing import Any
 
+from ...io import bounded_toml
 from .findings import Finding
 from .repo import RawRepo
 
@@ -133,8 +134,9 @@ def declared_license(repo: RawRepo) -> Finding | None:
         if text is None:
             continue
         try:
-            data = json.loads(text) if name.endswith(".json") else tomllib.loads(text).get("project")
-        except (ValueError, tomllib.TOMLDecodeError):
+            # Bounded: a file nested 100,000 deep is skipped, not a RecursionError.
+            data = json.loads(text) if name.endswith(".json") else bounded_toml.loads(text).get("project")
+        except (ValueError, RecursionError, tomllib.TOMLDecodeError):
             continue
         spdx = _spdx(data.get("license")) if isinstance(data, dict) else None
         if spdx is not None:

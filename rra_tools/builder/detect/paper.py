@@ -98,7 +98,7 @@ def _codemeta(repo: RawRepo, paper: dict[str, Any], found: list[Finding]) -> Non
     text = repo.text("codemeta.json")
     try:
         data = json.loads(text) if text is not None else None
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep for the decoder
         data = None
     if not isinstance(data, dict) or text is None:
         return
