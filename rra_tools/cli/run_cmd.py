@@ -61,6 +61,10 @@ def _one_argument(arg: str) -> tuple[str, str | None]:
     if (here and arg in (_launcher_ids(".") or [])) or not Path(arg).exists():
         return ".", arg
     ids = _launcher_ids(arg)
+    if ids is None:
+        from ..run import load_artifact
+
+        load_artifact(arg)  # raises the reason it cannot be loaded (the CLI reports it, exit status 2)
     if ids is not None and len(ids) == 1:
         return arg, ids[0]
     shown = shlex.quote(arg)

@@ -272,3 +272,11 @@ def test_a_launcher_named_like_a_directory_is_the_launcher(art: Path) -> None:
     proc = rra("run", "ok", "--seed", "1", cwd=art)
     assert proc.returncode == 0, proc.stderr
     assert [r["seed"] for r in records(art, "ok")] == [1]
+
+
+def test_dot_with_a_broken_manifest_says_what_is_wrong_with_it(tmp_path: Path) -> None:
+    (tmp_path / "rra.yaml").write_text("rra_version: [\n")
+    proc = rra("run", ".", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.startswith("error: rra.yaml:2:1: YAML syntax error: "), proc.stderr
+    assert "unknown launcher" not in proc.stderr
