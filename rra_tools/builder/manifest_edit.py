@@ -19,6 +19,7 @@ from typing import Any
 from ..errors import ExitStatus, RRAError
 from ..io.artifact import ArtifactError, checked_manifest
 from ..io.atomic import write_atomic
+from ..io.bounded_yaml import YamlBoundsError, check_yaml
 
 __all__ = ["EditError", "edit_manifest", "quoted"]
 
@@ -65,7 +66,10 @@ def edit_manifest(manifest_path: Path, mutate: Callable[[Any], None]) -> bytes:
     offset = _sequence_offset(text)
     yaml.indent(mapping=2, sequence=offset + 2, offset=offset)
     try:
+        check_yaml(text, str(manifest_path))  # ruamel's reader has no bounds of its own
         document = yaml.load(text)
+    except YamlBoundsError as exc:
+        raise EditError(f"cannot be read for editing: {exc}") from None
     except YAMLError as exc:
         raise EditError(f"{manifest_path}: cannot be read for editing: {exc}") from None
     if not hasattr(document, "get"):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..io.artifact import Artifact, ArtifactError
 from ..io.atomic import write_atomic
+from ..io.bounded_yaml import YamlBoundsError, check_yaml
 
 if TYPE_CHECKING:
     from ..model.manifest import Manifest
@@ -64,6 +65,10 @@ def update_lock_block(manifest_path: Path, rel_path: str, fmt: str, sha256: str)
     yaml.preserve_quotes = True
     yaml.width = 4096
     yaml.indent(mapping=2, sequence=4, offset=2)
+    try:
+        check_yaml(text, str(manifest_path))  # ruamel's reader has no bounds of its own
+    except YamlBoundsError as exc:
+        raise ArtifactError(f"cannot record the lock: {exc}") from None
     document = yaml.load(text)
     environment = document.get("environment")
     if environment is None:

@@ -23,6 +23,7 @@ from packaging.utils import canonicalize_name
 
 from ..errors import ExitStatus, RRAError
 from ..io import bounded_toml
+from ..io.bounded_yaml import YamlBoundsError, check_yaml
 
 __all__ = [
     "LOCK_FORMATS",
@@ -357,7 +358,12 @@ def parse_conda_lock(text: str, path: str = "<lock>") -> LockFile:
 
     yaml = YAML(typ="rt")
     try:
+        # Bounded first (aliases, depth, size): ruamel's round-trip reader, kept for its line
+        # numbers, has no bounds of its own.
+        check_yaml(text, path)
         data = yaml.load(text)
+    except YamlBoundsError as exc:
+        raise LockError(path, [LockProblem(f"invalid YAML: {exc.reason}", exc.line)]) from None
     except YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise LockError(path, [LockProblem(f"invalid YAML: {getattr(exc, 'problem', None) or exc}",

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..errors import ExitStatus, RRAError
 from ..io import bounded_toml
+from ..io.bounded_yaml import YamlBoundsError, load_yaml
 from ..io.artifact import Artifact
 from ..io.atomic import write_atomic
 from .artifact import manifest_model
@@ -96,16 +97,19 @@ def declared_requirements(artifact: Artifact) -> tuple[list[Path], list[str], li
     for name in ("environment.yml", "environment.yaml"):
         path = root / name
         if path.is_file():
-            from ruamel.yaml import YAML
-            from ruamel.yaml.error import YAMLError
-
             try:
-                env = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8")) or {}
-            except (YAMLError, UnicodeDecodeError) as exc:
+                # The bounded loader: aliases, depth and size within limits (a billion laughs
+                # in the repository's environment.yml is refused, not expanded).
+                env = load_yaml(path.read_text(encoding="utf-8"), str(path)) or {}
+            except YamlBoundsError as exc:
+                raise ResolveError(f"invalid YAML: {exc}") from None
+            except UnicodeDecodeError as exc:
                 raise ResolveError(f"{path}: invalid YAML: {exc}") from None
-            for dep in env.get("dependencies", []) if isinstance(env, dict) else []:
+            dependencies = env.get("dependencies", []) if isinstance(env, dict) else []
+            for dep in dependencies if isinstance(dependencies, list) else []:
                 if isinstance(dep, dict) and isinstance(dep.get("pip"), list):
-                    extra.extend(str(d) for d in dep["pip"])
+                    # A requirement is a string; anything else there is not one.
+                    extra.extend(d for d in dep["pip"] if isinstance(d, str))
                     sources.append(f"{name} (pip section)")
             break
     return files, extra, sources

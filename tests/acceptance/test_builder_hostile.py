@@ -227,3 +227,51 @@ def test_toml_and_json_nested_100000_deep_are_skipped_naming_the_file(tmp_path: 
     assert "skipped Pipfile: not valid TOML, skipped: arrays or tables nested 50000 deep, more than 64\n" in done.stdout
     # The requirements still come from requirements.txt, which comes first anyway.
     assert "  requirement      numpy>=1.24,<2  [requirements.txt:2]\n" in done.stdout
+
+
+#: A "billion laughs": 600 bytes whose alias *a8 expands to 10^8 values.
+LAUGHS = "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"a{level}: &a{level} [{', '.join([f'*a{level - 1}'] * 10)}]\n" for level in range(1, 9))
+
+
+def test_a_yaml_bomb_in_a_conda_environment_file_is_refused(tmp_path: Path) -> None:
+    repo = make_repo("plain-scripts", tmp_path)
+    (repo / "environment.yml").write_text(LAUGHS + "dependencies:\n  - python=3.11\n  - pip:\n    - *a8\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-gpg-sign", "-m", "conda")
+    made = rra("init", str(repo))
+    assert made.returncode == 0, made.stderr
+    assert "skipped environment.yml:7: not valid YAML, skipped: document expands to more than 2000000 values" \
+        in made.stdout
+    # rra lock reads the file's pip section: today's code expanded it (MemoryError after 24 s
+    # under 2 GiB); the bounded loader stops at 2,000,000 values.
+    done, seconds = _rra_limited("lock", str(repo), memory=GIB, timeout=60)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode != 0
+    assert done.stderr.startswith(f"error: invalid YAML: {repo / 'environment.yml'}:7: document expands to more "
+                                  "than 2000000 values"), done.stderr
+    assert seconds < 10
+
+
+def test_a_yaml_bomb_in_a_conda_lock_file_is_refused(tmp_path: Path) -> None:
+    repo = make_repo("plain-scripts", tmp_path)
+    assert rra("init", str(repo)).returncode == 0
+    (repo / "conda-lock.yml").write_text(LAUGHS + "version: 1\npackage:\n  - {name: x, version: *a8, hash: {sha256: ab}}\n")
+    manifest = repo / "rra.yaml"
+    text = manifest.read_text()
+    interpreter = '  interpreter:\n    version: "3.11"\n'
+    assert interpreter in text
+    manifest.write_text(text.replace(interpreter, interpreter + "  lock:\n    path: conda-lock.yml\n    format: "
+                                     f'conda-lock\n    sha256: "{"0" * 64}"\n'))
+    # Today's code: MemoryError after 28 s under 2 GiB (str() of the version's expansion).
+    done, seconds = _rra_limited("env", "check", str(repo), "--no-gpu", memory=GIB, timeout=60)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert ("conda-lock.yml:7: error RRA700 [lock-unreadable] invalid YAML: document expands to more than "
+            "2000000 values") in done.stdout, done.stdout
+    assert seconds < 10
+
+    (repo / "conda-lock.yml").write_text("version: 1\npackage: " + "[" * 50_000 + "]" * 50_000 + "\n")
+    done, seconds = _rra_limited("env", "check", str(repo), "--no-gpu", memory=GIB, timeout=60)
+    assert "Traceback" not in done.stderr, done.stderr  # today's code: RecursionError
+    assert "conda-lock.yml:2: error RRA700 [lock-unreadable] invalid YAML: nesting is deeper than 64 levels" \
+        in done.stdout, done.stdout

@@ -13,10 +13,11 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "rra_tools"
 
 #: Modules that may import ruamel.yaml, and why: the one reader; the round-trip editor of the
-#: manifest's lock block (the one ruamel API that writes YAML back with its comments); two readers
-#: of files that are not manifests (conda-lock and environment.yml, with line numbers of their own);
-#: the builder's round-trip editor that adds change records, discrepancies and observations.
-RUAMEL_ALLOWED = {"io/source.py", "env/artifact.py", "env/locks.py", "env/resolve.py", "builder/manifest_edit.py"}
+#: manifest's lock block (the one ruamel API that writes YAML back with its comments); the reader
+#: of conda-lock files (with line numbers of their own); the builder's round-trip editor that adds
+#: change records, discrepancies and observations. All but the first read text rra did not
+#: write, so each checks it with the bounded loader first (issue 24: billion laughs).
+RUAMEL_ALLOWED = {"io/source.py", "env/artifact.py", "env/locks.py", "builder/manifest_edit.py"}
 
 
 @cache
@@ -55,6 +56,11 @@ def test_one_manifest_loader() -> None:
             if any(name.startswith("ruamel") for name in names):
                 importers.add(rel)
     assert importers <= RUAMEL_ALLOWED, sorted(importers - RUAMEL_ALLOWED)
+    # Every round-trip reader of another file checks the text within the loader's bounds first.
+    unchecked = [rel for rel in sorted(importers - {"io/source.py"})
+                 if not any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "check_yaml"
+                            for node in ast.walk(_modules()[rel]))]
+    assert unchecked == [], unchecked
     # Outside io/, nobody parses documents with the reader itself: they go through io.manifest.
     users = set()
     for rel, tree in _modules().items():
