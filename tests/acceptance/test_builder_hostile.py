@@ -275,3 +275,12 @@ def test_a_yaml_bomb_in_a_conda_lock_file_is_refused(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr, done.stderr  # today's code: RecursionError
     assert "conda-lock.yml:2: error RRA700 [lock-unreadable] invalid YAML: nesting is deeper than 64 levels" \
         in done.stdout, done.stdout
+
+
+def test_a_repository_git_cannot_read_is_refused_with_git_s_own_words(tmp_path: Path) -> None:
+    raw = tmp_path / "elsewhere"
+    raw.mkdir()
+    (raw / ".git").write_text(f"gitdir: {tmp_path / 'missing'}\n")
+    done = rra("init", str(raw), "-o", str(tmp_path / "art"))
+    assert (done.returncode, done.stderr) == (2, f"error: git cannot list the files of {raw}: fatal: not a git "
+                                                 f"repository: {tmp_path / 'missing'}\n")

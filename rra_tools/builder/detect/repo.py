@@ -85,6 +85,11 @@ def without_credentials(url: str) -> tuple[str, bool]:
 
 
 def _git(root: Path, *args: str) -> str | None:
+    done = _run(root, *args)
+    return done.stdout.decode("utf-8", "surrogateescape") if done.returncode == 0 else None
+
+
+def _run(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     git = shutil.which("git")
     if git is None:
         raise GitError("git is not installed; rra init reads the repository's files and commit through git",
@@ -96,7 +101,7 @@ def _git(root: Path, *args: str) -> str | None:
         raise GitError(f"git {args[0]} did not finish in {root} within 120 s") from None
     except GitConfigRefused as exc:
         raise GitError(str(exc), exc.hint) from None
-    return done.stdout.decode("utf-8", "surrogateescape") if done.returncode == 0 else None
+    return done
 
 
 def _has_surrogates(name: str) -> bool:
@@ -128,9 +133,14 @@ class RawRepo:
     @classmethod
     def open(cls, root: Path) -> RawRepo:
         """List ``root``'s files through git; :class:`GitError` when git cannot."""
-        listing = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-        if listing is None:
-            raise GitError(f"git cannot list the files of {root}")
+        done = _run(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        if done.returncode != 0:
+            said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git cannot list the files of {root}" + (f": {said[0]}" if said else ""),
+                           hint="rra reads no system or user git configuration (its safe.directory included: "
+                                "the repository is untrusted input); run rra as the repository's owner, or on a "
+                                "copy" if "dubious ownership" in " ".join(said) else None)
+        listing = done.stdout.decode("utf-8", "surrogateescape")
         names = {name for name in listing.split("\0") if name}
         # Decoded with surrogateescape: a name that is not UTF-8 holds lone surrogates, which
         # no UTF-8 text (the manifest, the output) can carry.
