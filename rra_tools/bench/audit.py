@@ -1018,6 +1018,8 @@ def _leaked(ws: _Workspace, tasks: Mapping[str, ResolvedTask], values: Mapping[s
         return {}
     hidden: dict[str, frozenset[str]] = {}
     decoyed: dict[str, frozenset[str]] = {}
+    #: The hidden values whose IEEE doubles are looked for too (a .npy or a pickle holding one).
+    doubles: dict[str, tuple[float, ...]] = {}
     for key, task in tasks.items():
         info = _info(task)
         entry = values.get(key)
@@ -1026,9 +1028,11 @@ def _leaked(ws: _Workspace, tasks: Mapping[str, ResolvedTask], values: Mapping[s
                                    else None) if isinstance(v, float))
         scale = info.claim.extract.scale
         hidden[key] = _hidden_forms(tuple(sorted(info.values)), task.precision, public, scale)
+        doubles[key] = tuple(v for v in sorted(info.values) if v not in public)
         # A decoy is told by all its digits: rounded to the precision it may be an honest number.
         decoyed[key] = _hidden_forms(tuple(ws.ctx.honeypots.get(key, ())), task.precision + 6, (), scale)
-    anything = _union_pattern(frozenset().union(*hidden.values(), *decoyed.values()))
+    anything = _union_pattern(frozenset().union(*hidden.values(), *decoyed.values()),
+                              tuple(sorted(set().union(*doubles.values()))))
     if anything is None:
         return {}
     decoys_only = _union_pattern(frozenset().union(*decoyed.values()))
@@ -1045,8 +1049,9 @@ def _leaked(ws: _Workspace, tasks: Mapping[str, ResolvedTask], values: Mapping[s
         if scan.search(text) is None:
             continue  # the common case: one pass over the file for every task together
         for key in tasks:
-            for forms in ((decoyed[key],) if evidence else (decoyed[key], hidden[key])):
-                found = _union_pattern(forms)
+            for forms, binary in (((decoyed[key], ()),) if evidence else
+                                  ((decoyed[key], ()), (hidden[key], doubles[key]))):
+                found = _union_pattern(forms, binary)
                 match = found.search(text) if found is not None else None
                 if match is not None:
                     hits.setdefault(key, (rel, match.group().decode(errors="replace")))
@@ -1064,8 +1069,8 @@ def _hidden_forms(values: tuple[float, ...], precision: int, public: tuple[float
 
 
 @functools.lru_cache(maxsize=1024)
-def _union_pattern(forms: frozenset[str]) -> re.Pattern[bytes] | None:
-    return leak_pattern(forms)
+def _union_pattern(forms: frozenset[str], doubles: tuple[float, ...] = ()) -> re.Pattern[bytes] | None:
+    return leak_pattern(forms, doubles)
 
 
 def audit_submission(submission: ReadSubmission, tasks: Mapping[str, ResolvedTask], ctx: AuditContext,

@@ -162,7 +162,7 @@ def trace_claim(artifact: Artifact, index: int, best: Mapping[Key, tuple[Mapping
             if entry is not None and isinstance(entry.get("path"), str):
                 file_rel, expected = entry["path"], entry.get("sha256")
         step: dict[str, Any] = compact(record=where, seed=seed, repeat=repeat)
-        source = f"its {rule.stream}" if rule.stream is not None else f"output {rule.output!r}"
+        source = f"log of its {rule.stream}" if rule.stream is not None else f"output {rule.output!r}"
         if file_rel is None:
             findings.run("RRA921", f"{what}: the record names no {source}", where)
             steps.append({**step, **compact(recorded_value=value), "ok": False})
