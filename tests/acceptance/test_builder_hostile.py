@@ -17,6 +17,7 @@ import time
 import zlib
 from pathlib import Path
 
+from tests.acceptance.test_builder_build import agent
 from tests.builder_repos import git, make_repo
 from tests.rra_cli import rra, rra_command
 
@@ -64,10 +65,12 @@ def test_git_runs_no_program_the_repository_configuration_names(tmp_path: Path) 
     assert "Traceback" not in done.stderr
     assert not marker.exists(), "rra init ran a program named by the repository's .git/config"
 
-    # The build's steps that call git: the clone, its checkout, the commit and the diffs.
-    built = rra("build", str(repo), "-o", str(tmp_path / "artifact"))
-    assert "Traceback" not in built.stderr, built.stderr
-    assert (tmp_path / "artifact" / "rra.yaml").is_file(), built.stderr
+    # Every step of the build, the scripted agent answering its decisions: the clone and its
+    # checkout, the patches' trees and diffs, the review's checkouts.
+    artifact = tmp_path / "artifact"
+    built = rra("build", str(repo), "-o", str(artifact), "--agent", agent("deterministic-metrics"))
+    assert built.returncode == 0, built.stderr
+    assert built.stdout.splitlines()[-1] == f"built {artifact}: next, rra validate {artifact}"
     assert not marker.exists(), "rra build ran a program named by the repository's .git/config"
 
 
