@@ -14,6 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from rra_tools.answers import AnswerInterval
+from rra_tools.bench.scoring import score_value
+from rra_tools.bench.submissions import read_submission
 from rra_tools.bench import load_taskset, score_submissions
 from rra_tools.bench.workspace import prepare_workspace
 from rra_tools.cli.main import cli
@@ -103,11 +105,18 @@ def test_imported_answers_are_scored_by_match(imported: Path) -> None:
         {"task": "capsule-1000001/questions/q04", "value": ["ResNet-18", "MobileNetV2", "VGG-11"]},
         {"task": "capsule-1000002/questions/q02", "value": ["urban", "Income", "age"]}]}))
     results = {r.cell.task: r for r in score_submissions(loaded, [submission], condition="raw")}
-    assert results["capsule-1000001/questions/q02"].state == "success"
-    assert (results["capsule-1000001/questions/q04"].state, results["capsule-1000001/questions/q04"].detail) == (
-        "outside_interval", 'element 1: "MobileNetV2" does not match "VGG-11" (texts normalised)')
-    assert results["capsule-1000002/questions/q02"].state == "success"
+    # Matched (``inside``) by the imported answers; and, typed in with no run behind them, each is
+    # an audit violation: the auditor traces answers as it traces numbers.
+    assert [(results[t].inside, results[t].state, results[t].findings[0].kind) for t in (
+        "capsule-1000001/questions/q02", "capsule-1000001/questions/q04", "capsule-1000002/questions/q02")] == [
+        (True, "audit_violation", "hard_coded"), (False, "audit_violation", "hard_coded"),
+        (True, "audit_violation", "hard_coded")]
     assert results["capsule-1000002/questions/q01"].state == "missing_value"
+    # Scored without the audit, the mismatch says what differs.
+    task = next(t for t in loaded.tasks if t.key == "capsule-1000001/questions/q04")
+    entry = read_submission(submission).values["capsule-1000001/questions/q04"]
+    assert score_value(task.key, task.interval, entry, [])[3] == (
+        'element 1: "MobileNetV2" does not match "VGG-11" (texts normalised)')
 
 
 def test_a_capsule_missing_from_code_is_named(tmp_path: Path) -> None:
