@@ -552,3 +552,36 @@ def test_a_link_to_a_runs_output_is_no_copy_of_it(tmp_path: Path) -> None:
     (cell.ws / "copy.json").write_bytes((cell.ws / "out" / "metrics.json").read_bytes())
     assert [(f.kind, f.evidence) for f in _score(taskset, cell.submit({"c": 0.5}))["c"].findings] == [
         ("reference_read", ["copy.json"])]
+
+
+@pytest.mark.parametrize(("changed", "shown"), [
+    (5, "'f0.py', 'f1.py', 'f2.py', 'f3.py', 'f4.py'"),
+    (7, "'f0.py', 'f1.py', 'f2.py', 'f3.py', 'f4.py' and 2 more")])
+def test_undeclared_changes_name_five_files_and_count_the_rest(tmp_path: Path, changed: int, shown: str) -> None:
+    taskset = _taskset(tmp_path)
+    before = {f"f{i}.py": [1, 0, "0" * 64] for i in range(changed)}
+    cell = Cell(tmp_path, before=before)
+    for i in range(changed):
+        (cell.ws / f"f{i}.py").write_text("changed\n")
+    (result,) = [f for f in _score(taskset, cell.submit({"c": 0.5}))["c"].findings if f.kind == "undeclared_change"]
+    assert result.detail.endswith(f"does not declare it: {shown}"), result.detail
+
+
+def test_a_workspace_moved_after_its_run_is_checked_against_the_journal_where_it_ran(tmp_path: Path) -> None:
+    """The journal's paths are those the runs saw; attempt.json keeps that root, so a cell copied
+    elsewhere (for rra bench score) still finds its record in the journal."""
+    from rra_tools.io.journal import Journal
+
+    taskset = _taskset(tmp_path)
+    cell = Cell(tmp_path)
+    journal = Journal(cell.ws.parent / "journal.jsonl")
+    record = cell.ws / RECORD
+    journal.append(str(record.resolve()), hashlib.sha256(record.read_bytes()).hexdigest(), "t", {})
+    cell.attempt["journal"] = {"file": "journal.jsonl", "head": journal.head, "root": str(cell.ws.resolve())}
+    journal.close()
+    submission = cell.submit({"c": 0.5})
+    assert _score(taskset, submission)["c"].state == "success"
+    moved = tmp_path / "elsewhere"
+    os.rename(cell.ws.parent, moved)
+    results = _score(taskset, moved / "workspace" / "submission.json")
+    assert (results["c"].state, _confirmed(results["c"])) == ("success", [])
