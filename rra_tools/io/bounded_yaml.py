@@ -14,15 +14,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import ExitStatus, RRAError
 from .errors import LoadError
 from .manifest import load_manifest_bytes
 
 __all__ = ["YamlBoundsError", "check_yaml", "load_yaml"]
 
 
-class YamlBoundsError(ValueError):
+class YamlBoundsError(RRAError, ValueError):
     """The YAML text is beyond the bounds, or not YAML the bounded loader reads (so its bounds
-    cannot be vouched for); ``reason`` and ``line`` say where."""
+    cannot be vouched for); ``reason`` and ``line`` say where. A ValueError too: the readers it
+    replaced raised one, and their callers catch it."""
+
+    exit_status = ExitStatus.FAILED
 
     def __init__(self, name: str, reason: str, line: int | None) -> None:
         where = f"{name}:{line}" if line is not None else name
