@@ -6,6 +6,11 @@ directories only; a pattern holding a ``/`` elsewhere is anchored at the artifac
 without matches a name at any depth; ``*`` and ``?`` never match ``/``, ``**`` matches any
 number of directories, ``[...]`` is a character class. A file inside an excluded directory
 cannot be re-included, as in git.
+
+Why not ``pathspec`` (benchmarks/bench_libraries.py, 2026-12-05): ``pathspec.GitIgnoreSpec``
+gives the same verdicts on its corpus (20,000 paths, 12 patterns with negations, ``**``,
+anchored and directory-only ones: 0 differ) but takes 1.4x the time (117 ms against 84 ms), and
+it would be a dependency of every install for ~100 lines whose semantics the spec pins down.
 """
 
 from __future__ import annotations

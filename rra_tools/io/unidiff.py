@@ -10,6 +10,11 @@ early or runs over is a corrupt patch, which cannot apply cleanly. Paths are rea
 -p1`` reads them (the first component, ``a/`` or ``b/``, stripped), unquoted when git quoted them.
 
 Nothing here touches the file system beyond the bytes it is given.
+
+Why not the ``unidiff`` package (benchmarks/bench_libraries.py, 2026-12-05): it lists the same
+paths (renames and binary files included) and refuses the same corrupt hunk, but works on text
+(a patch is bytes: file names and content need not be UTF-8) and takes 2.9x the time (6.6 ms
+against 2.2 ms for 200 file sections); it would also be a dependency for one check.
 """
 
 from __future__ import annotations
