@@ -192,3 +192,24 @@ def test_a_declared_license_is_used_where_no_license_text_is_known(tmp_path: Pat
     lines, data = _init(_repo(tmp_path / "prose", {"pyproject.toml": pyproject.replace(
         '"BSD-3-Clause OR MIT"', '{text = "see the file LICENSE"}'), "run.py": run}))
     assert data["code"]["license"] == "TODO: SPDX license, e.g. MIT"  # type: ignore[index]
+
+
+SETUP_PY_36 = """from setuptools import setup
+setup(name="oldpkg", version="0.1", python_requires="~=3.6", install_requires=["numpy"])
+"""
+
+
+def test_a_python_version_the_readme_names_comes_before_a_lower_bound(tmp_path: Path) -> None:
+    """Issue 24: '~=3.6' became 3.6 although the README said what the authors ran."""
+    readme = "# Old package\n\nRequirements\n\nTested with Python 3.7.3 and numpy 1.18 (python3.7/site-packages).\n"
+    lines, data = _init(_repo(tmp_path, {"setup.py": SETUP_PY_36, "README.md": readme}))
+    assert "  python           3.7.3  [README.md:5]  (the version the README names)" in lines, lines
+    assert any(line.startswith("  python           3.6  [setup.py:2]  (not used: README.md comes first")
+               for line in lines), lines
+    assert data["environment"]["interpreter"]["version"] == "3.7.3"  # type: ignore[index]
+
+
+def test_a_lower_bound_older_than_any_installable_python_asks_for_a_decision(tmp_path: Path) -> None:
+    lines, _ = _init(_repo(tmp_path, {"setup.py": SETUP_PY_36}))
+    (line,) = [line for line in lines if line.startswith("  python           3.6")]
+    assert "older than any interpreter the environment tools install: decide which to lock" in line, line

@@ -15,7 +15,9 @@ is never silent):
 5. ``Pipfile`` ``[packages]``.
 
 The interpreter version: ``.python-version``, then ``runtime.txt`` (``python-3.x.y``), then a
-conda file's ``python=`` pin, then the lower bound of ``requires-python`` / ``python_requires``.
+conda file's ``python=`` pin, then a version the README names ("Tested with Python 3.7.3": what
+the authors ran), then the lower bound of ``requires-python`` / ``python_requires`` (the oldest
+allowed, not what anyone ran; a bound below :data:`OLDEST_RUNNABLE` is noted as a decision).
 
 Requirement strings are checked with :mod:`packaging` (a dependency already); requirement files
 are read line by line here because their grammar (options, ``-r`` includes, hashes) is small and
@@ -364,6 +366,36 @@ def _canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+#: README names tried in order for a Python version the authors name.
+README_NAMES = ("README.md", "README.rst", "README.txt", "README", "readme.md", "Readme.md")
+#: "Python 3.7.3", "python==3.8", "Python version: 3.9", "python3.10" (not inside a path or a
+#: longer number: 'python3.7/site-packages' names a directory, not what was run).
+_README_PYTHON = re.compile(r"(?i)(?<![\w/.-])python\s*(?:version)?\s*(?:==|>=|=|:|v)?\s*(3\.[0-9]{1,2}(?:\.[0-9]{1,2})?)"
+                            r"(?![\w.]*/)(?![0-9])")
+#: The oldest interpreter the environment tools still install: a lower bound below it is what the
+#: project allows, not something to lock.
+OLDEST_RUNNABLE = (3, 8)
+
+
+def readme_python(repo: RawRepo) -> tuple[str, str, int] | None:
+    """The first Python version a README names, with the README and its line; None when none does.
+
+    >>> _README_PYTHON.search("Tested with Python 3.7.3 and PyTorch 1.4").group(1)
+    '3.7.3'
+    >>> _README_PYTHON.search("see venv/lib/python3.7/site-packages") is None
+    True
+    """
+    for name in README_NAMES:
+        text = repo.text(name)
+        if text is None:
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            found = _README_PYTHON.search(line)
+            if found is not None:
+                return found.group(1), name, number
+    return None
+
+
 def _python(repo: RawRepo, env: DetectedEnvironment, pythons: list[tuple[str, str, int | None, str]]) -> None:
     candidates: list[tuple[str, str, int | None, str]] = []
     text = repo.text(".python-version")
@@ -376,13 +408,19 @@ def _python(repo: RawRepo, env: DetectedEnvironment, pythons: list[tuple[str, st
     for kind, spec, line, name in pythons:
         if kind == "python":
             candidates.append((spec, name, line, "conda pin"))
+    named = readme_python(repo)
+    if named is not None:
+        candidates.append((named[0], named[1], named[2], "the version the README names"))
     for kind, spec, line, name in pythons:
         if kind != "python":
             bound = _lower_bound(spec)
             env.findings.append(Finding("python.requires", spec, name, line))
             if bound is not None:
+                old = tuple(int(p) for p in bound.split(".")[:2]) < OLDEST_RUNNABLE
                 candidates.append((bound, name, line, f"lower bound of {spec!r}: the oldest allowed, not "
-                                                      "necessarily the one the authors ran"))
+                                                      "necessarily the one the authors ran"
+                                   + ("; older than any interpreter the environment tools install: decide "
+                                      "which to lock (environment.interpreter.version)" if old else "")))
     for index, (version, name, line, note) in enumerate(candidates):
         if index == 0:
             env.python = version
