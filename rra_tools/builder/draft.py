@@ -27,7 +27,7 @@ from .detect.paper import detect_paper
 from .detect.system import detect_system
 from .detect.repo import CREDENTIALS_REMOVED, RawRepo, parse_upstream_option, without_credentials
 from .draft_claims import draft_claims
-from .init import SCHEMA_URL, AlreadyExists, _slug, check_id, check_title
+from .init import AlreadyExists, _slug, check_id, check_title, schema_modeline
 from .yamltext import to_yaml
 
 __all__ = ["REQUIREMENTS_NAME", "Draft", "draft_manifest", "write_draft"]
@@ -64,7 +64,7 @@ class Draft:
 
     def text(self) -> str:
         """The manifest file's text: a ``$schema`` line, a header, the data as block YAML."""
-        header = (f"# yaml-language-server: $schema={SCHEMA_URL}\n"
+        header = (schema_modeline() +
                   "# Drafted by 'rra init' from the repository; fill in the TODOs, then run: rra validate\n")
         return header + to_yaml(self.data)
 

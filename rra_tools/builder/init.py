@@ -10,11 +10,9 @@ from pathlib import Path
 
 from .. import SPEC_VERSION
 from ..errors import ExitStatus, RRAError
-from ..model.vocab import SCHEMA_BASE_URL
+from ..io.schemas import schema_path
 
-__all__ = ["AlreadyExists", "InvalidValue", "check_id", "check_title", "scaffold", "scaffold_text"]
-
-SCHEMA_URL = f"{SCHEMA_BASE_URL}/{SPEC_VERSION}/manifest.schema.json"
+__all__ = ["AlreadyExists", "InvalidValue", "check_id", "check_title", "scaffold", "scaffold_text", "schema_modeline"]
 
 
 class AlreadyExists(RRAError):
@@ -58,6 +56,18 @@ def check_title(value: str) -> str:
     return value
 
 
+def schema_modeline() -> str:
+    """The first line of a manifest ``rra init`` writes: it points an editor's YAML language
+    server at the manifest schema installed with this tool, which resolves offline.
+
+    The schemas' ``$id`` URLs are not served yet (docs/ci.md#editors has the plan), so the line
+    names the installed file: its absolute path, or its ``file://`` URI when the path holds a
+    space (the language server reads the value up to the first space)."""
+    path = schema_path("manifest")
+    shown = path.as_uri() if any(ch.isspace() for ch in str(path)) else path.as_posix()
+    return f"# yaml-language-server: $schema={shown}\n"
+
+
 def _quoted(value: str) -> str:
     # A JSON string is a YAML double-quoted scalar: any text (': ', quotes, '#', a leading '&',
     # an id like 2024 or true) stays the exact string given.
@@ -72,8 +82,7 @@ def _slug(text: str) -> str:
 def scaffold_text(artifact_id: str, title: str, python: str | None = None) -> str:
     """The text of a new rra.yaml: schema-valid, with TODOs where only the author knows the answer."""
     version = python or ".".join(platform.python_version_tuple()[:2])
-    return f"""\
-# yaml-language-server: $schema={SCHEMA_URL}
+    return schema_modeline() + f"""\
 # A Refined Reproducible Artifact. Fill in the TODOs, then run: rra validate .
 rra_version: "{SPEC_VERSION}"
 id: {_quoted(artifact_id)}

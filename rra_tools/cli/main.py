@@ -40,6 +40,7 @@ COMMANDS = {
     "review": "review_cmd:review",
     "run": "run_cmd:run_command",
     "sbom": "env_cmd:sbom",
+    "schema": "schema_cmd:schema_command",
 }
 
 

@@ -7,6 +7,7 @@ record against its schema for a few milliseconds of start-up.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 from functools import cache
@@ -16,7 +17,7 @@ from typing import Any
 from .. import FORMAT_VERSIONS
 from ..errors import ExitStatus, RRAError
 
-__all__ = ["SchemaNotFound", "compile_schema", "compiled_error_paths", "compiled_is_valid", "compiled_loaded", "compiled_verdict", "import_jsonschema_lean", "load_schema", "schema_bytes", "schema_path"]
+__all__ = ["SCHEMA_NAMES", "SchemaNotFound", "UnknownSchema", "compile_schema", "compiled_error_paths", "compiled_is_valid", "compiled_loaded", "compiled_verdict", "import_jsonschema_lean", "load_schema", "schema_bytes", "schema_path", "schema_versions"]
 
 
 class SchemaNotFound(RRAError):
@@ -25,13 +26,56 @@ class SchemaNotFound(RRAError):
     exit_status = ExitStatus.USAGE
 
 
-def schema_path(name: str = "manifest") -> Path:
-    """Location of the published schema ``name`` in a wheel or a source checkout."""
-    file = f"rra-{name}-{FORMAT_VERSIONS[name]}.schema.json"
+class UnknownSchema(RRAError):
+    """No published schema has the name or version asked for; the hint lists those there are."""
+
+    exit_status = ExitStatus.USAGE
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+#: The names of the published document formats (``schemas/rra-<name>-<version>.schema.json``).
+SCHEMA_NAMES = tuple(sorted(FORMAT_VERSIONS))
+
+
+def _directories() -> tuple[Path, ...]:
+    # A wheel installs the schemas in the package (pyproject's force-include); a source
+    # checkout keeps the committed schemas/ beside it.
     package = Path(__file__).resolve().parent.parent
-    for candidate in (package / "_schemas" / file, package.parent / "schemas" / file):
-        if candidate.is_file():
-            return candidate
+    return package / "_schemas", package.parent / "schemas"
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def schema_versions(name: str) -> list[str]:
+    """The versions of the published schema ``name`` that are installed, oldest first."""
+    _check_name(name)
+    prefix, suffix = f"rra-{name}-", ".schema.json"
+    found = {path.name[len(prefix):-len(suffix)] for directory in _directories() if directory.is_dir()
+             for path in directory.glob(f"{prefix}*{suffix}")}
+    return sorted((v for v in found if re.fullmatch(r"\d+\.\d+", v)), key=_version_key)
+
+
+def _check_name(name: str) -> None:
+    if name not in FORMAT_VERSIONS:
+        raise UnknownSchema(f"no published schema is named {name!r}", f"the schemas are: {', '.join(SCHEMA_NAMES)}")
+
+
+def schema_path(name: str = "manifest", version: str | None = None) -> Path:
+    """Location of the published schema ``name`` (at ``version``, by default the version this
+    tool writes) in a wheel or a source checkout."""
+    _check_name(name)
+    if version is not None and version not in (versions := schema_versions(name)):
+        raise UnknownSchema(f"the schema {name!r} has no version {version!r}",
+                            f"its versions are: {', '.join(versions) or 'none installed'}")
+    file = f"rra-{name}-{version or FORMAT_VERSIONS[name]}.schema.json"
+    for directory in _directories():
+        if (directory / file).is_file():
+            return directory / file
     raise SchemaNotFound(f"schema {file!r} is not installed; reinstall rra-tools")
 
 

@@ -13,7 +13,7 @@ from .. import FORMAT_VERSIONS
 __all__ = ["RECORD_VERSION", "SCHEMA_BASE_URL", "Executor", "LogStream", "RunStatus"]
 
 #: Stable base of every published schema's ``$id``; the path carries the standard's version.
-#: Here rather than in :mod:`.schema` so that ``rra init`` names it without importing pydantic.
+#: Here rather than in :mod:`.schema` so that code outside the models names it without importing pydantic.
 SCHEMA_BASE_URL = "https://rra.dev/schemas"
 
 #: Version of the run-record format written by this package.

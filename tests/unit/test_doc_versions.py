@@ -1,7 +1,7 @@
 """Issue 25 item 5: the documentation's links carry the version the tool prints. A rule's docs
 link in the README, the docs and the spec names the standard's version (or a placeholder); the
 README's ``rra validate`` session is what the tool prints; docs/ci.md shows the ``$schema`` line
-``rra init`` writes and names no older schema."""
+``rra init`` writes (the installed schema's path, item 6) and names no older schema."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 from rra_tools import SPEC_VERSION
-from rra_tools.builder.init import SCHEMA_URL
 
 from ..rra_cli import rra
 
@@ -36,6 +35,9 @@ def test_the_readme_validate_session_is_what_the_tool_prints() -> None:
 
 def test_docs_ci_shows_the_schema_line_rra_init_writes() -> None:
     text = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
-    assert f"# yaml-language-server: $schema={SCHEMA_URL}\n" in text
+    shown = re.search(r"^# yaml-language-server: \$schema=(\S+)\n", text, re.M)
+    assert shown is not None
+    assert shown.group(1).startswith("/") and shown.group(1).endswith(f"/rra_tools/_schemas/rra-manifest-{SPEC_VERSION}.schema.json")
+    assert "rra schema --path" in text
     old = {v for v in re.findall(r"schemas/(\d+\.\d+)/|rra-manifest-(\d+\.\d+)\.schema", text) for v in v if v}
     assert old <= {SPEC_VERSION}, old

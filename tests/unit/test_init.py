@@ -27,7 +27,8 @@ def test_init_writes_a_manifest_whose_todos_are_findings(tmp_path: Path) -> None
     done = rra("init", str(target))
     assert done.returncode == 0, done.stderr
     text = (target / "rra.yaml").read_text()
-    assert text.startswith(f"# yaml-language-server: $schema=https://rra.dev/schemas/{SPEC_VERSION}/manifest.schema.json\n")
+    assert text.startswith("# yaml-language-server: $schema=/")  # the installed schema (tests/unit/test_schema_cmd.py)
+    assert text.splitlines()[0].endswith(f"rra-manifest-{SPEC_VERSION}.schema.json")
     assert 'id: "my-paper-2026"\n' in text
     # The template's four TODOs are errors until filled in; the lock is still to add.
     status, codes = _validate(target)
