@@ -4,7 +4,10 @@ A number in a results table (the README's, docs', or ``--paper``'s) says what th
 reported: the metric (the column), the value as printed and its precision, and where it is. A
 ``print`` call that writes a labelled number says how a run shows it: a regular expression over
 the launcher's standard output, and (the script it is in) which launcher. A table cell and a
-printed metric with the same name become one claim with both.
+printed metric with the same name become one claim with both. A print shows one value: when it
+would read several rows of a column, it goes to the row its script or launcher names ('Baseline'
+and ``baseline.py``), or to none, and the other rows' extractions are TODOs that say so (never the
+same extraction for every row, which would let one run 'reproduce' the baseline's number).
 
 What neither says is a ``"TODO: ..."`` placeholder that ``rra validate`` reports as RRA214: the
 paper's table number, and the extraction when no print call matches. The claim's description is
@@ -37,6 +40,8 @@ EXTRACT_TODO = "TODO: a regular expression whose group 1 captures the value, e.g
 _LOWER = re.compile(r"(?<![A-Za-z])(error|err|loss|rmse|mse|mae|mape|cer|wer|perplexity|ppl|fid|lpips|time|"
                     r"latency|distance|nll|bpc|bpd)", re.IGNORECASE)
 _SLUG = re.compile(r"[^A-Za-z0-9]+")
+#: Characters a file name may hold that a regular expression reads as syntax.
+_SAFE = re.compile(r"[^A-Za-z0-9_./:-]")
 #: Words that name a metric: a column headed by one is the metric; one headed by anything else
 #: (a data set, a split: 'MovieLens-100K') leaves the metric's name a placeholder.
 _METRIC = re.compile(
@@ -107,12 +112,63 @@ def _unique(base: str, taken: set[str]) -> str:
     return candidate
 
 
+def _row_named(row: str, printed: Finding, launchers: list[dict[str, Any]]) -> bool:
+    """Whether the table row ``row`` is named by the script of ``printed`` or its launcher's id
+    ('Baseline' and baseline.py, 'ours (MLP)' and launcher train-mlp)."""
+    names = set(_words(PurePosixPath(printed.file or "").stem))
+    launcher = _launcher_of(printed.file, launchers)
+    if launcher is not None:
+        names.update(_words(launcher))
+    return any(len(word) > 2 and word in names for word in _words(row))
+
+
+def _prints_of_cells(candidates: list[Finding], prints: list[tuple[int, Finding]],
+                     launchers: list[dict[str, Any]]
+                     ) -> dict[int, tuple[tuple[int, Finding] | None, list[tuple[int, Finding]]]]:
+    """For each table cell, the print call whose regex reads it, or none and, when the print of
+    its column would read several rows (it shows one value), that print and the other cells.
+
+    A print matched by several rows goes to the one row its script or launcher names, or to
+    none: every row given the same extraction would be 'reproduced' by the same value, which is
+    the worst thing the tool could say."""
+    best: dict[int, tuple[int, Finding]] = {}
+    for index, cell in enumerate(candidates):
+        if cell.parts[:1] != ("cell",) or len(cell.parts) != 4:
+            continue
+        column = cell.parts[2]
+        # Of the prints that name the column best, the one whose script names the row.
+        score = max((_matches(column, p[1].parts[1]) for p in prints), default=0)
+        if not score:
+            continue
+        top = [p for p in prints if _matches(column, p[1].parts[1]) == score]
+        named = [p for p in top if _row_named(cell.parts[1], p[1], launchers)]
+        best[index] = named[0] if len(named) == 1 else top[0]
+    by_print: dict[int, list[int]] = {}
+    for index, printed in best.items():
+        by_print.setdefault(printed[0], []).append(index)
+    out: dict[int, tuple[tuple[int, Finding] | None, list[tuple[int, Finding]]]] = {}
+    for at, cells in by_print.items():
+        printed = best[cells[0]]
+        if len(cells) == 1:
+            out[cells[0]] = (printed, [])
+            continue
+        rows = [i for i in cells if _row_named(candidates[i].parts[1], printed[1], launchers)]
+        for index in cells:
+            if len(rows) == 1 and index == rows[0]:
+                out[index] = (printed, [])
+            else:
+                others = [(i, candidates[i]) for i in cells if i != index]
+                out[index] = (None, [printed, *others])
+    return out
+
+
 def draft_claims(candidates: list[Finding], launchers: list[dict[str, Any]]) -> DraftedClaims:
     """Claims for the table cells among ``candidates``, each with the printed metric of the same
     name when there is one, for the drafted ``launchers``."""
     out = DraftedClaims()
     prints = [(i, c) for i, c in enumerate(candidates) if c.parts[:1] == ("print",)]
     taken: set[str] = set()
+    chosen = _prints_of_cells(candidates, prints, launchers)
     for index, cell in enumerate(candidates):
         if cell.parts[:1] != ("cell",) or not launchers:
             continue
@@ -121,11 +177,11 @@ def draft_claims(candidates: list[Finding], launchers: list[dict[str, Any]]) -> 
         if number is None:
             continue
         value, precision, unit = number
-        best = max(prints, key=lambda p: _matches(column, p[1].parts[1]), default=None)
-        printed = best if best is not None and _matches(column, best[1].parts[1]) else None
+        printed, shared = chosen.get(index, (None, []))
         ident = _unique(f"{row}-{column}", taken)
         where = cell.where
-        launcher = _launcher_of(printed[1].file, launchers) if printed is not None else None
+        source = printed if printed is not None else shared[0] if shared else None
+        launcher = _launcher_of(source[1].file, launchers) if source is not None else None
         assumed: list[str] = []
         if launcher is None:
             launcher = str(launchers[-1]["id"])
@@ -134,6 +190,18 @@ def draft_claims(candidates: list[Finding], launchers: list[dict[str, Any]]) -> 
         if printed is not None:
             extract: dict[str, Any] = {"stream": "stdout", "regex": {"pattern": printed[1].parts[2]}}
             out.written.setdefault(printed[0], ident)  # decided with the first claim it went into
+        elif shared:
+            # Several rows would be read by the one print, which shows one value: not guessed.
+            (at, found), others = shared[0], shared[1:]
+            where_print = _SAFE.sub("_", found.where)
+            extract = {"stream": "stdout", "regex": {"pattern": (
+                f"TODO: the print at {where_print} shows one value for {len(others) + 1} rows of this column; "
+                f"which row it is is not known: a regular expression whose group 1 captures this row's value, "
+                f"e.g. RMSE: ([-+]?[0-9.]+)")}}
+            out.written.setdefault(at, ident)  # decided with the first claim of its rows
+            assumed.append(f"extraction left as TODO: the print of {found.parts[1]!r} ({found.where}) would "
+                           f"read every row of column {column!r} ({', '.join(o[1].where for o in others)} and this "
+                           "one), and its script or launcher does not name this row alone")
         else:
             extract = {"stream": "stdout", "regex": {"pattern": EXTRACT_TODO}}
         named = _METRIC.search(column) is not None

@@ -7,6 +7,7 @@ name the JSON pointer of the value it is about.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -70,7 +71,7 @@ def _evidence_problem(artifact: Artifact, evidence: str) -> str | None:
 
 
 def challenge_choices(artifact: Artifact, findings: Findings) -> None:
-    """Challenge every choice of the manifest that has no support (codes RRA930-RRA938, except
+    """Challenge every choice of the manifest that has no support (codes RRA930-RRA939, except
     RRA933, which :func:`rra_tools.builder.review.review_artifact` reports from the series check)."""
     data = artifact.data
     changes = data.get("changes") or []
@@ -114,10 +115,40 @@ def challenge_choices(artifact: Artifact, findings: Findings) -> None:
     if not environment.get("hardware"):
         findings.at("RRA937", "environment.hardware is not declared", ("environment",),
                     hint="declare the machine the numbers came from: accelerators, CPU cores, RAM")
+    _shared_extractions(data, findings)
     guide = guide_path(data)
     if resolve_inside(artifact.root, guide, kind="file").path is None:
         findings.at("RRA938", f"the reproduction guide {guide!r} does not exist",
                     ("guide",) if "guide" in data else (), hint="run 'rra guide' to write it")
+
+
+def _shared_extractions(data: Mapping[str, Any], findings: Findings) -> None:
+    """RRA939 for each claim that reads the same value as an earlier one: the same launcher,
+    extraction (source, method and its arguments) and aggregate, so that one run's number would
+    'reproduce' both."""
+    first: dict[str, tuple[int, Any]] = {}
+    for i, claim in enumerate(data.get("claims") or []):
+        if not isinstance(claim, Mapping) or not isinstance(claim.get("extract"), Mapping):
+            continue
+        key = json.dumps([claim.get("launcher"), _plain_data(claim["extract"]), claim.get("aggregate", "mean")],
+                         sort_keys=True, default=str)
+        if key not in first:
+            first[key] = (i, claim.get("id"))
+            continue
+        j, other = first[key]
+        findings.at("RRA939", f"claim {claim.get('id')!r} reads the same value as claim {other!r} (/claims/{j}): "
+                    f"launcher {claim.get('launcher')!r}, the same extract and aggregate, so one run's number "
+                    "would 'reproduce' both", ("claims", i, "extract"),
+                    hint="give each claim the extraction of its own number (its own output, pointer, CSV row or "
+                         "regex), or remove the claim that the run does not compute")
+
+
+def _plain_data(node: Any) -> Any:
+    if isinstance(node, Mapping):
+        return {str(k): _plain_data(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_plain_data(v) for v in node]
+    return node
 
 
 def _order(key: Key) -> tuple[int, int]:

@@ -356,6 +356,9 @@ REVIEW_RULES: dict[str, ReviewRule] = {r.code: r for r in (
                "matches the one that produced the numbers."),
     ReviewRule("RRA938", "guide-missing", W,
                "The artifact has no reproduction guide (neither guide.path nor REPRODUCE.md); 'rra guide' writes it."),
+    ReviewRule("RRA939", "claims-share-extraction", E,
+               "Two claims read the same value: the same launcher, extraction and aggregate, so one run's number "
+               "'reproduces' both (a table's baseline row given the model's printed accuracy)."),
 )}
 
 

@@ -74,3 +74,37 @@ def test_a_deterministic_launcher_observation_is_repeat_0_and_ids_are_unique() -
     assert drafted.claims[0]["reference"]["observations"][0]["repeat"] == 0
     # Without a launcher there is nothing a claim could name: nothing is written.
     assert draft_claims(cells, []).claims == []
+
+
+RESULTS = "| Model | Accuracy |\n|---|---|\n| Baseline | 85.2 |\n| Ours | 91.29 |\n"
+PRINTS = 'print(f"Accuracy: {acc:.2f}")\n'
+
+
+def test_one_print_is_not_every_rows_extraction() -> None:
+    # train.py prints one accuracy: it cannot be both the baseline's and the model's.
+    cells = table_numbers("README.md", RESULTS)
+    drafted = draft_claims([*cells, *metric_prints("train.py", PRINTS)], _launchers("train.py"))
+    baseline, ours = drafted.claims
+    for claim in (baseline, ours):
+        pattern = claim["extract"]["regex"]["pattern"]
+        assert pattern.startswith("TODO: the print at train.py:1 shows one value for 2 rows of this column; ")
+    assert drafted.assumed[0].startswith("claim baseline-accuracy: extraction left as TODO: the print of 'Accuracy' "
+                                         "(train.py:1) would read every row of column 'Accuracy' (README.md:4 and "
+                                         "this one)")
+    assert drafted.written == {0: "baseline-accuracy", 1: "ours-accuracy", 2: "baseline-accuracy"}
+
+
+def test_a_print_goes_to_the_row_its_script_names() -> None:
+    cells = table_numbers("README.md", RESULTS)
+    regex = r"Accuracy:\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?)"
+    drafted = draft_claims([*cells, *metric_prints("baseline.py", PRINTS)], _launchers("baseline.py", "model.py"))
+    baseline, ours = drafted.claims
+    assert (baseline["launcher"], baseline["extract"]["regex"]["pattern"]) == ("baseline", regex)
+    assert ours["extract"]["regex"]["pattern"].startswith("TODO: the print at baseline.py:1 shows one value")
+    # One script per row: each row gets its own script's print.
+    both = [*cells, *metric_prints("baseline.py", PRINTS), *metric_prints("src/ours.py", PRINTS)]
+    drafted = draft_claims(both, _launchers("baseline.py", "src/ours.py"))
+    assert [(c["launcher"], c["extract"]["regex"]["pattern"]) for c in drafted.claims] == [
+        ("baseline", regex), ("src/ours", regex)]
+    assert drafted.written == {0: "baseline-accuracy", 1: "ours-accuracy", 2: "baseline-accuracy",
+                               3: "ours-accuracy"}

@@ -307,3 +307,25 @@ def test_a_string_claims_chain_holds_only_with_its_answer_and_its_file_unchanged
         (0, "A.", True, True), (1, "a", False, False), (2, None, True, False)]
     assert [code for code, _ in found] == ["RRA922", "RRA923"]
     assert found[1][1].startswith("claim 'best', repeat 2: the claim's rule cannot read 'out/2/m.json': ")
+
+
+def test_two_claims_that_read_the_same_value_are_an_error(art: Path) -> None:
+    """RRA939: a baseline row given the model's extraction would be 'reproduced' by the model's number."""
+    def rra939() -> list[tuple[str | None, str]]:
+        artifact = load_artifact(art)
+        findings = Findings(artifact)
+        challenge_choices(artifact, findings)
+        return [(f.get("pointer"), f["message"]) for f in findings.items if f["code"] == "RRA939"]
+
+    assert rra939() == []  # the same number read from two outputs is two extractions
+    text = (art / "rra.yaml").read_text(encoding="utf-8")
+    claim = text[text.index("  - id: accuracy\n"):text.index("  - id: printed-accuracy\n")]
+    baseline = claim.replace("id: accuracy", "id: baseline").replace('row: "Classifier"', 'row: "Baseline"')
+    (art / "rra.yaml").write_text(text.replace(claim, claim + baseline, 1), encoding="utf-8")
+    assert rra939() == [("/claims/1/extract", "claim 'baseline' reads the same value as claim 'accuracy' "
+                         "(/claims/0): launcher 'score', the same extract and aggregate, so one run's number would "
+                         "'reproduce' both")]
+    # Another aggregate of the same values is another number.
+    (art / "rra.yaml").write_text(text.replace(claim, claim + baseline.replace("aggregate: mean", "aggregate: max"),
+                                               1), encoding="utf-8")
+    assert rra939() == []
