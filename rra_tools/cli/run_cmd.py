@@ -121,9 +121,14 @@ def _describe(result: RunResult, root: Any) -> str:
 
 def _preflight(artifact_path: str, force: bool) -> bool:
     """False (after saying why) when the manifest has errors and the run is not forced."""
-    from ..run.preflight import manifest_errors, manifest_file
+    from ..run.preflight import manifest_file, manifest_problems
 
-    errors = manifest_errors(manifest_file(artifact_path))
+    errors, warnings = manifest_problems(manifest_file(artifact_path))
+    if warnings:
+        click.echo(f"warning: the manifest has {len(warnings)} error(s) that do not stop a run (the runs are how "
+                   "they are mended; 'rra validate' explains them):", err=True)
+        for line in warnings:
+            click.echo(f"  {line}", err=True)
     if not errors:
         return True
     head = "warning" if force else "error"

@@ -18,12 +18,16 @@ from pathlib import Path
 
 from .errors import ArtifactError
 
-__all__ = ["NOT_BLOCKING", "manifest_errors", "manifest_file"]
+__all__ = ["NOT_BLOCKING", "WARNING_ONLY", "manifest_errors", "manifest_file", "manifest_problems"]
 
 #: Codes (prefixes) that do not block a run: levels and evidence (a run produces the evidence),
 #: and placeholder text (RRA214), which changes nothing that runs: a fresh ``rra init``
 #: template can be tried.
 NOT_BLOCKING = ("RRA6", "RRA214")
+#: Errors that do not block a run but are said as warnings: too few reference observations
+#: (RRA502) are needed for the *reproduced* level, not to run, and running is how they are made
+#: (a drafted manifest has one, the authors' value).
+WARNING_ONLY = ("RRA502",)
 
 
 def manifest_file(path: str | Path) -> Path:
@@ -39,8 +43,14 @@ def manifest_file(path: str | Path) -> Path:
 
 
 def manifest_errors(manifest_path: Path) -> list[str]:
-    """The errors of the manifest at ``manifest_path``, one ``file:line:col: error[CODE] message``
-    line each; empty when there is none.
+    """The errors of the manifest at ``manifest_path`` that block a run (:func:`manifest_problems`)."""
+    return manifest_problems(manifest_path)[0]
+
+
+def manifest_problems(manifest_path: Path) -> tuple[list[str], list[str]]:
+    """The errors of the manifest at ``manifest_path`` that block a run, and those that do not
+    but are said (:data:`WARNING_ONLY`), one ``file:line:col: error[CODE] message`` line each;
+    empty when there is none.
 
     Judged with the default configuration, as the spec judges conformance: a configuration
     file would make the cache key depend on finding it, which costs the validator's imports on
@@ -60,18 +70,20 @@ def manifest_errors(manifest_path: Path) -> list[str]:
     except LoadError as exc:
         raise ArtifactError(f"{manifest_path}: {exc.problem.message}") from None
     key = hashlib.sha256(b"\0".join((b"preflight", __version__.encode(), ",".join(NOT_BLOCKING).encode(),
-                                     schema_bytes(), raw))).hexdigest()
+                                     ",".join(WARNING_ONLY).encode(), schema_bytes(), raw))).hexdigest()
     cached = read_json_entry("preflight", key)
-    if isinstance(cached, list) and all(isinstance(line, str) for line in cached):
-        return cached
+    if isinstance(cached, list) and len(cached) == 2 and all(
+            isinstance(part, list) and all(isinstance(line, str) for line in part) for part in cached):
+        return list(cached[0]), list(cached[1])
     from ..validate.api import validate_bytes
     from ..validate.diagnostics import Severity
 
     result = validate_bytes(raw, name=str(manifest_path), root=None)
-    errors = []
+    errors: list[str] = []
+    warnings: list[str] = []
     for d in result.diagnostics:
         if d.severity == Severity.ERROR and not d.code.startswith(NOT_BLOCKING):
             where = ":".join(str(part) for part in (d.file or str(manifest_path), d.line, d.column) if part is not None)
-            errors.append(f"{where}: error[{d.code}] {d.message}")
-    write_json_entry("preflight", key, errors)
-    return errors
+            (warnings if d.code.startswith(WARNING_ONLY) else errors).append(f"{where}: error[{d.code}] {d.message}")
+    write_json_entry("preflight", key, [errors, warnings])
+    return errors, warnings

@@ -280,3 +280,22 @@ def test_dot_with_a_broken_manifest_says_what_is_wrong_with_it(tmp_path: Path) -
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr.startswith("error: rra.yaml:2:1: YAML syntax error: "), proc.stderr
     assert "unknown launcher" not in proc.stderr
+
+
+@pytest.mark.parametrize("kept", [1, 2])
+def test_too_few_reference_observations_do_not_stop_a_run(art: Path, kept: int) -> None:
+    # A drafted manifest holds one observation (the authors' value); the runs make the others,
+    # so RRA502 is said as a warning and the launcher runs, as its hint says.
+    data = json.loads((art / "rra.yaml").read_text())
+    for claim in data["claims"]:
+        claim["reference"]["observations"] = claim["reference"]["observations"][:kept]
+    (art / "rra.yaml").write_text(json.dumps(data, indent=1))
+    proc = rra("run", str(art), "ok", "--seed", "1")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    claims = len(data["claims"])
+    assert lines[0] == (f"warning: the manifest has {claims} error(s) that do not stop a run (the runs are how they "
+                        "are mended; 'rra validate' explains them):")
+    assert claims > 1 and all("error[RRA502] " in line for line in lines[1:1 + claims])
+    assert "nothing was run" not in proc.stderr
+    assert [r["seed"] for r in records(art, "ok")] == [1]
