@@ -203,6 +203,28 @@ def _series(artifact: Artifact, findings: Findings) -> None:
                     hint=exc.hint or "run 'rra change verify' for the details")
 
 
+#: Most errors of the review's copy that RRA940 names.
+_WHY_SHOWN = 5
+
+
+def _why_no_level(work: Artifact, findings: Findings) -> None:
+    """RRA940: why the review's copy meets no level, from its errors (located in the copy). A copy
+    without errors meets none for what the artifact's own findings already say (no lock: RRA404)."""
+    from ..validate.diagnostics import Severity
+
+    errors = [d for d in validate_path(work.root).diagnostics if d.severity == Severity.ERROR]
+    if not errors:
+        return
+    shown = "; ".join(f"{d.code} {d.message}" + (f" (at {d.pointer})" if d.pointer else "")
+                      for d in errors[:_WHY_SHOWN])
+    more = f"; and {len(errors) - _WHY_SHOWN} more" if len(errors) > _WHY_SHOWN else ""
+    findings.run("RRA940", f"the review's runs meet no level: its errors: {shown}{more}", None,
+                 file=findings.rel(work.manifest_path),
+                 hint=f"run 'rra validate {findings.rel(work.root)}' (keep the copy with --keep-work) to see each "
+                      "check the copy fails; a reference observation's run_record must name a record the artifact "
+                      "holds")
+
+
 def review_artifact(artifact_dir: Path, *, options: ReviewOptions,
                     progress: Callable[[str], None] | None = None) -> ReviewReport:
     """Review the artifact at ``artifact_dir`` (see the module docstring) and write its report;
@@ -320,6 +342,8 @@ def _review(artifact_dir: Path, options: ReviewOptions, say: Callable[[str], Non
         results = collect_results(runs.work)
         reviewed = {c.claim: c for c in results.claims}
         reviewed_levels = results.levels_met
+        if not reviewed_levels:
+            _why_no_level(runs.work, findings)
         if not options.keep_work:
             prune_work(runs.work, runs.plans)
     review_runs = compare_with_records(runs, best, findings)

@@ -6,7 +6,11 @@ The copy is what a reviewer who received the artifact would hold: the artifact's
 its version-control metadata, its run records, builder state (``.rra/``), caches and what
 ``.rraignore`` leaves out of a pack, and with every declared output of the planned runs removed,
 so that each output the review reads was written by the review's own run. Its run-record
-directory receives the review's records: the author's records are never written to.
+directory receives the review's records: the author's records are never written to. The one
+exception are the run records the claims' reference observations cite (each with the logs of its
+run directory): they are the evidence the levels are judged on, and without them no level of
+the review's copy could be met (RRA303: a cited file that does not exist). The review's runs are
+newer, so where both ran a seed the review's value is the one its results use.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 
 from ..io.artifact import Artifact, load_artifact
 from ..io.ignore import VCS_NAMES
+from ..io.paths import resolve_inside
 from ..io.tree import ignore_rules
 from ..run.errors import ArtifactError, RunError
 from ..run.local import RunOptions, RunResult, execute
@@ -61,6 +66,37 @@ def copy_for_review(artifact: Artifact, work: Path) -> None:
         return left
 
     shutil.copytree(root, work, symlinks=True, ignore=ignore)
+    _copy_cited_records(artifact, work)
+
+
+def cited_records(artifact: Artifact) -> list[str]:
+    """The run records the claims' reference observations cite, in manifest order, once each."""
+    cited: list[str] = []
+    for claim in artifact.data.get("claims") or []:
+        reference = claim.get("reference") if isinstance(claim, Mapping) else None
+        for observation in (reference.get("observations") or []) if isinstance(reference, Mapping) else []:
+            record = observation.get("run_record") if isinstance(observation, Mapping) else None
+            if isinstance(record, str) and record not in cited:
+                cited.append(record)
+    return cited
+
+
+def _copy_cited_records(artifact: Artifact, work: Path) -> None:
+    """Copy into ``work`` each cited run record that exists in the artifact (and is not there
+    yet): its whole run directory when it is a ``record.json`` under the run-record directory,
+    else the file alone. A citation of nothing is left to the validator (RRA303)."""
+    root = artifact.root.resolve()
+    runs = artifact.runs_dir.resolve()
+    for rel in cited_records(artifact):
+        source = resolve_inside(root, rel, kind="file").path
+        if source is None or (work / rel).exists():
+            continue
+        run_dir = source.parent
+        if source.name == "record.json" and run_dir != runs and run_dir != root and run_dir.is_relative_to(runs):
+            shutil.copytree(run_dir, work / run_dir.relative_to(root), symlinks=True, dirs_exist_ok=True)
+        else:
+            (work / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, work / rel)
 
 
 def prune_work(work: Artifact, plans: list[RunPlan]) -> None:

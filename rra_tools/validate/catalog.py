@@ -359,6 +359,9 @@ REVIEW_RULES: dict[str, ReviewRule] = {r.code: r for r in (
     ReviewRule("RRA939", "claims-share-extraction", E,
                "Two claims read the same value: the same launcher, extraction and aggregate, so one run's number "
                "'reproduces' both (a table's baseline row given the model's printed accuracy)."),
+    ReviewRule("RRA940", "no-level-reviewed", W,
+               "The review's runs meet no level because the review's copy has errors; the finding names the "
+               "first few of them."),
 )}
 
 

@@ -272,3 +272,38 @@ def test_records_kept_at_the_artifact_root_are_not_copied(tmp_path: Path) -> Non
     work = root / report["directory"] / "work"
     assert len(list((work / "score").glob("*/record.json"))) == 5
     assert all(r["recorded"].startswith("score/") for r in report["runs"])
+
+
+def _cite(root: Path, record: str) -> None:
+    """Observation 0 of the first claim cites ``record``."""
+    edit = (root / "rra.yaml").read_text(encoding="utf-8").replace(
+        '        - {value: 91.25, seed: 0, fingerprint: {hardware: "x86_64, 2 cores", software: "cpython 3.11"}}\n',
+        '        - {value: 91.25, seed: 0, fingerprint: {hardware: "x86_64, 2 cores", software: "cpython 3.11"}, '
+        f'run_record: {record}}}\n', 1)
+    (root / "rra.yaml").write_text(edit, encoding="utf-8")
+
+
+def test_the_records_observations_cite_are_copied_so_the_levels_can_be_met(artifact: Path) -> None:
+    # Without them the review's copy failed RRA303 (a cited file that does not exist), and its
+    # levels read 'none' with no finding saying why.
+    seed0 = sorted((artifact / "runs" / "score").glob("0-*/record.json"))[0]
+    _cite(artifact, seed0.relative_to(artifact).as_posix())
+    code, report, stderr = review(artifact)
+    assert code == 0, (stderr, report["findings"])
+    assert report["levels"]["reviewed"] == report["levels"]["recorded"] == ["available", "functional", "reproduced"]
+    assert "RRA940" not in codes(report)
+    work = root_work = artifact / report["directory"] / "work"
+    copied = work / seed0.parent.relative_to(artifact)
+    assert sorted(p.name for p in copied.iterdir()) == sorted(p.name for p in seed0.parent.iterdir())
+    assert len(list((root_work / "runs" / "score").glob("*/record.json"))) == 6  # the review's 5 and the cited one
+
+
+def test_a_review_that_meets_no_level_says_why(artifact: Path) -> None:
+    _cite(artifact, "runs/score/nowhere/record.json")
+    code, report, _ = review(artifact)
+    assert report["levels"]["reviewed"] == []
+    why = finding(report, "RRA940")
+    assert why["severity"] == "warning" and why["file"] == f"{report['directory']}/work/rra.yaml"
+    assert why["message"].startswith("the review's runs meet no level: its errors: RRA303 file "
+                                     "'runs/score/nowhere/record.json' does not exist (at /claims/0/reference/"
+                                     "observations/0/run_record)")

@@ -40,13 +40,16 @@ def test_the_readme_builder_commands_work(tmp_path: Path) -> None:
             assert made is not None, outputs[-1]
             env["demo"] = made.group(1)
     # The build without an agent stops (3) and says what to do; everything else succeeds.
-    assert statuses == [0, 0, 0, 3, 0, 0, 0, 0], "\n".join(outputs)
+    assert statuses == [0, 0, 0, 3, 0, 0, 0, 0, 0], "\n".join(outputs)
     assert "stopped at step 'fill': the manifest's /paper/title is a placeholder" in outputs[3]
     assert "recorded change fix-readme-command" in outputs[4]
     assert outputs[5].startswith("ok: 1 patch(es) apply cleanly")
     assert "0 error(s)" in outputs[6]
     assert "  verdict   inside\n" in outputs[7]
     assert "levels claimed: none; met: available, functional, reproduced\n" in outputs[7]
+    # The review's copy holds the records the observations cite: its runs meet the same levels.
+    assert "levels met with the review's runs: available, functional, reproduced (claimed: none)" in outputs[8]
+    assert "RRA940" not in outputs[8]
     assert Path(env["demo"]).parent == tmp_path
     built = Path(env["demo"]) / "artifact"
     assert "python train.py --epochs 20" in (built / "README.md").read_text()
