@@ -213,3 +213,38 @@ def test_a_lower_bound_older_than_any_installable_python_asks_for_a_decision(tmp
     lines, _ = _init(_repo(tmp_path, {"setup.py": SETUP_PY_36}))
     (line,) = [line for line in lines if line.startswith("  python           3.6")]
     assert "older than any interpreter the environment tools install: decide which to lock" in line, line
+
+
+README_BIBTEX = """# fastfit: code for our paper
+
+Code for [Fast Fitting of Lines](https://arxiv.org/abs/2401.01234).
+
+## Citation
+
+```bibtex
+@inproceedings{lovelace2024fast,
+  title     = {Fast {Fitting} of Lines},
+  author    = {Lovelace, Ada and Alan Turing and Hopper, Grace},
+  booktitle = {Proceedings of Something},
+  year      = {2024}
+}
+```
+"""
+
+
+def test_title_and_authors_come_from_the_readmes_citation_block(tmp_path: Path) -> None:
+    """Issue 24: the README's citation block was ignored although the arXiv id was found."""
+    lines, data = _init(_repo(tmp_path, {"README.md": README_BIBTEX, "fit.py": "print('rmse', 0.92)\n"}))
+    paper = data["paper"]
+    assert paper["title"] == "Fast Fitting of Lines" and paper["arxiv"] == "2401.01234", paper  # type: ignore[index]
+    assert [a["name"] for a in paper["authors"]] == ["Ada Lovelace", "Alan Turing", "Grace Hopper"]  # type: ignore[index]
+    assert any("paper.title" in line and "[README.md:8]" in line for line in lines), lines
+
+
+def test_without_a_citation_the_readmes_heading_is_offered_not_used(tmp_path: Path) -> None:
+    """A heading names the repository as often as the paper: a TODO with the heading offered."""
+    lines, data = _init(_repo(tmp_path, {"README.md": "# Fast Fitting of Lines\n\nSee the paper.\n",
+                                         "fit.py": "print('rmse', 0.92)\n"}))
+    assert str(data["paper"]["title"]).startswith("TODO")  # type: ignore[index]
+    assert any("Fast Fitting of Lines  [README.md:1]  (not used: the README's first heading" in line
+               for line in lines), lines

@@ -1,6 +1,8 @@
 """Paper metadata: ``CITATION.cff`` (its ``preferred-citation`` when it has one: that is the paper,
 the top level describes the software), else ``codemeta.json`` (its ``referencePublication`` for
-the title, DOI and year; its authors), and arXiv/DOI links in the README."""
+the title, DOI and year; its authors), else the README's citation block (a BibTeX entry: its
+``title`` and ``author``); and arXiv/DOI links in the README. The README's first heading is
+offered as the title but not used (it often names the repository, not the paper)."""
 
 from __future__ import annotations
 
@@ -159,6 +161,66 @@ def _readme_links(repo: RawRepo, paper: dict[str, Any], found: list[Finding]) ->
             found.append(Finding("paper.doi", value, name, number, note))
 
 
+#: A BibTeX field of a citation block: ``title = {...}`` or ``title="..."`` (one level of braces
+#: inside, as titles protect capitals with them).
+_BIB_FIELD = r"(?is)\b{name}\s*=\s*(?:\{{((?:[^{{}}]|\{{[^{{}}]*\}})*)\}}|\"([^\"]*)\")"
+_HEADING = re.compile(r"^\s{0,3}#\s+(.+?)\s*#*\s*$")
+
+
+def _bib_field(block: str, name: str) -> str | None:
+    found = re.search(_BIB_FIELD.format(name=name), block)
+    if found is None:
+        return None
+    value = found.group(1) if found.group(1) is not None else found.group(2)
+    return re.sub(r"\s+", " ", value.replace("{", "").replace("}", "")).strip() or None
+
+
+def _bib_author(name: str) -> str:
+    """'Last, First' as 'First Last' (BibTeX's two forms of a name).
+
+    >>> _bib_author("Lovelace, Ada"), _bib_author("Alan Turing")
+    ('Ada Lovelace', 'Alan Turing')
+    """
+    last, comma, first = name.partition(",")
+    return f"{first.strip()} {last.strip()}".strip() if comma else name.strip()
+
+
+def _readme_metadata(repo: RawRepo, paper: dict[str, Any], found: list[Finding]) -> None:
+    """Title and authors from the README when no citation file gave them: its first BibTeX entry;
+    without one, its first level-one heading is offered as the title (a finding), not used."""
+    name = repo.first(*README_FILES)
+    text = repo.text(name) if name else None
+    if name is None or text is None:
+        return
+    entry = re.search(r"@(?:article|inproceedings|misc|conference|techreport|phdthesis|book)\s*\{", text, re.I)
+    if entry is not None:
+        block = text[entry.start():entry.start() + 5000]
+        line = text.count("\n", 0, entry.start()) + 1
+        title = _bib_field(block, "title")
+        if title and "title" not in paper:
+            paper["title"] = title
+            found.append(Finding("paper.title", title, name, line, "from the README's citation block"))
+        authors = _bib_field(block, "author")
+        if authors and "authors" not in paper:
+            people = [{"name": _bib_author(a)} for a in re.split(r"\s+and\s+", authors) if a.strip()]
+            if people:
+                paper["authors"] = people
+                found.append(Finding("paper.authors", ", ".join(p["name"] for p in people), name, line,
+                                     "from the README's citation block"))
+    if "title" not in paper:
+        for number, raw in enumerate(text.splitlines(), 1):
+            heading = _HEADING.match(raw)
+            if heading is not None:
+                title = re.sub(r"[*_`]|\[([^\]]*)\]\([^)]*\)", r"\1", heading.group(1)).strip()
+                if title:
+                    # A heading names the repository as often as the paper: offered, not used (the
+                    # title stays a TODO that rra build's fill decision settles).
+                    found.append(Finding("paper.title", title, name, number,
+                                         "not used: the README's first heading, which may name the repository "
+                                         "rather than the paper; confirm the title"))
+                break
+
+
 def detect_paper(repo: RawRepo, problems: list[Finding]) -> tuple[dict[str, Any], list[Finding]]:
     """The ``paper`` fields found (possibly none) and where each came from."""
     paper: dict[str, Any] = {}
@@ -168,5 +230,6 @@ def detect_paper(repo: RawRepo, problems: list[Finding]) -> tuple[dict[str, Any]
         _citation(cff, paper, found)
     elif repo.has("codemeta.json"):
         _codemeta(repo, paper, found)
+    _readme_metadata(repo, paper, found)
     _readme_links(repo, paper, found)
     return paper, found
