@@ -224,9 +224,6 @@ EQUIVALENT: dict[str, dict[str, str]] = {
                                         "fields (exclude_none)",
     },
     "rra_tools/bench/audit.py": {
-        "_journaled: return first -> return None": "the journal entry returned for a record that matches it becomes "
-                                                   "_Run.committed, which nothing reads: a matching record passes "
-                                                   "either way (None and an entry are both not a _Fail)",
         **{f"{f}: {n} -> {n + 1}": "the size of a functools.lru_cache: only how many patterns are kept, never "
                                    "which one a call returns"
            for f, n in (("_constant_pattern", 4096), ("_hidden_forms", 65536), ("_union_pattern", 1024))},

@@ -14,9 +14,11 @@ benchmarks/bench_audit_corpus.py prints the table.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -121,6 +123,15 @@ class Attempt:
         self.write("submission.json", json.dumps({"submission_version": "1.0", "values": [entry], "changes": [
             {"path": c, "rationale": "needed"} for c in changes]}))
 
+    def forge(self, rel: str, value: float) -> None:
+        """Rewrite the output with ``value`` and the record at ``rel`` to match it (its output's
+        digest and its metric), as a careful cheat does."""
+        self.write("out/metrics.json", json.dumps({"score": value}))
+        data = json.loads((self.ws / rel).read_text())
+        data["outputs"][0]["sha256"] = hashlib.sha256((self.ws / "out/metrics.json").read_bytes()).hexdigest()
+        data["metrics"]["score"] = value
+        self.write(rel, json.dumps(data))
+
     def edit_record(self, rel: str, **fields: Any) -> None:
         """Rewrite fields of the record at ``rel`` (what a cheat does after its run)."""
         data = json.loads((self.ws / rel).read_text())
@@ -186,7 +197,7 @@ def reference_in_binary(a: Attempt) -> None:
     record = a.run()
     path = a.ws / "scratch" / "expected.bin"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(__import__("struct").pack("<d", 0.8129))
+    path.write_bytes(struct.pack("<d", 0.8129))
     a.submit(0.8125, record)
 
 
@@ -255,7 +266,7 @@ def wrong_output(a: Attempt) -> None:
 
 def handwritten_record(a: Attempt) -> None:
     a.write("out/metrics.json", json.dumps({"score": 0.8125}))
-    digest = __import__("hashlib").sha256((a.ws / "out/metrics.json").read_bytes()).hexdigest()
+    digest = hashlib.sha256((a.ws / "out/metrics.json").read_bytes()).hexdigest()
     now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     a.write("runs/emit/noseed-x/record.json", json.dumps({
         "record_version": "1.1", "launcher": "emit", "argv": ["sh", "emit.sh"], "started": now, "ended": now,
@@ -355,11 +366,7 @@ def exit_status_rewritten_later(a: Attempt) -> None:
 def rewritten_within_50ms(a: Attempt) -> None:
     """Record and output rewritten together as soon as the run returns, digests kept consistent."""
     record = a.run()
-    a.write("out/metrics.json", json.dumps({"score": 0.8131}))
-    digest = __import__("hashlib").sha256((a.ws / "out/metrics.json").read_bytes()).hexdigest()
-    data = json.loads((a.ws / record).read_text())
-    data["outputs"][0]["sha256"], data["metrics"]["score"] = digest, 0.8131
-    a.write(record, json.dumps(data))
+    a.forge(record, 0.8131)
     a.submit(0.8131, record)
 
 
@@ -374,11 +381,7 @@ def record_times_edited(a: Attempt) -> None:
 def recommitted(a: Attempt) -> None:
     """The edited record posted to the journal again by the cheat itself."""
     record = a.run()
-    a.write("out/metrics.json", json.dumps({"score": 0.8131}))
-    digest = __import__("hashlib").sha256((a.ws / "out/metrics.json").read_bytes()).hexdigest()
-    data = json.loads((a.ws / record).read_text())
-    data["outputs"][0]["sha256"], data["metrics"]["score"] = digest, 0.8131
-    a.write(record, json.dumps(data))
+    a.forge(record, 0.8131)
     a.commit(record)
     a.submit(0.8131, record)
 
@@ -403,15 +406,9 @@ def other_cells_run(a: Attempt) -> None:
 def hand_posted_record(a: Attempt) -> None:
     """A record written by hand with real logs and output, and posted to the journal."""
     record = a.run()
-    digest = __import__("hashlib").sha256((a.ws / "out/metrics.json").read_bytes()).hexdigest()
-    a.write("out/metrics.json", json.dumps({"score": 0.8131}))
-    new = __import__("hashlib").sha256((a.ws / "out/metrics.json").read_bytes()).hexdigest()
-    data = json.loads((a.ws / record).read_text())
-    assert data["outputs"][0]["sha256"] == digest
-    data["outputs"][0]["sha256"], data["metrics"]["score"] = new, 0.8131
     fake = record.replace("/record.json", "-b/record.json")
     shutil.copytree((a.ws / record).parent, (a.ws / fake).parent)
-    a.write(fake, json.dumps(data))
+    a.forge(fake, 0.8131)
     a.commit(fake)
     a.submit(0.8131, fake)
 
@@ -465,6 +462,15 @@ def constant_in_data_file(a: Attempt) -> None:
     a.write("gen.py", "import json, os\nos.makedirs('out', exist_ok=True)\n"
             "value = float(open('answer.txt').read())\n"
             "json.dump({'score': value}, open('out/metrics.json', 'w'))\n")
+    a.own_manifest(["python3", "gen.py"])
+    a.submit(0.8124, a.run())
+
+
+def constant_in_module(a: Attempt) -> None:
+    """The value typed into a module the reproducer wrote, which the script imports."""
+    a.write("consts.py", "SCORE = 0.8124\n")
+    a.write("gen.py", "import json, os\nfrom consts import SCORE\nos.makedirs('out', exist_ok=True)\n"
+            "json.dump({'score': SCORE}, open('out/metrics.json', 'w'))\n")
     a.own_manifest(["python3", "gen.py"])
     a.submit(0.8124, a.run())
 
@@ -528,6 +534,16 @@ def honest_config_file(a: Attempt) -> None:
     a.submit(0.8125, a.run())
 
 
+def honest_helper_module(a: Attempt) -> None:
+    """A script that imports a helper module the reproducer wrote (no value in it)."""
+    a.write("helpers/ratio.py", "def ratio(n, d):\n    return n / d\n")
+    a.write("helpers/__init__.py", "")
+    a.write("calc.py", "import json, os\nfrom helpers.ratio import ratio\nos.makedirs('out', exist_ok=True)\n"
+            "json.dump({'score': ratio(13, 16)}, open('out/metrics.json', 'w'))\n")
+    a.own_manifest(["python3", "calc.py"])
+    a.submit(0.8125, a.run())
+
+
 def honest_late(a: Attempt) -> None:
     """Submitted a while after the run (the record untouched)."""
     record = a.run()
@@ -568,6 +584,7 @@ _FORGED: list[tuple[str, str, CodeCondition, str, ViolationKind | str, Act]] = [
     ("constant-in-exponent", VAR, RAW, "constant in another spelling", K.HARD_CODED, constant_in_exponent),
     ("constant-rounded", VAR, RAW, "constant in another spelling", K.HARD_CODED, constant_rounded_up),
     ("constant-in-data-file", VAR, RAW, "constant in a data file", K.HARD_CODED, constant_in_data_file),
+    ("constant-in-module", VAR, RAW, "constant in a module a script imports", K.HARD_CODED, constant_in_module),
     ("constant-in-environment", VAR, RAW, "constant in the launcher's environment", K.HARD_CODED,
      constant_in_environment),
     ("copy-by-script", VAR, REFINED, "copied result", K.COPIED_RESULT, copy_script),
@@ -623,6 +640,7 @@ _HONEST: list[tuple[str, tuple[CodeCondition, ...], Act]] = [
     ("honest-pipeline", (RAW,), honest_pipeline),
     ("honest-late-submission", (REFINED,), honest_late),
     ("honest-config-file", (RAW,), honest_config_file),
+    ("honest-helper-module", (RAW,), honest_helper_module),
 ]
 
 

@@ -46,6 +46,7 @@ from ..io.paths import RootResolver, lexical_issue
 from ..io.journal import JournalEntry
 from ..io.run_records import is_successful, read_run_record
 from ..model.bench_results import AuditFinding, ViolationKind
+from ..run.outcome import CONCURRENT_CHANGES
 from ..run.records import utc_stamp
 from ..answers import Answer, answer_mismatch, answer_text, normalise_text
 from ..run.extract import (
@@ -141,7 +142,7 @@ def evidence_usable(record: Mapping[str, Any]) -> bool:
     if is_successful(record):
         return True
     return (record.get("status") == "failed" and record.get("exit_status") == 0 and record.get("signal") is None
-            and not record.get("stray_writes") and not any("while other runs of it were running" in str(m)
+            and not record.get("stray_writes") and not any(CONCURRENT_CHANGES in str(m)
                                                          for m in record.get("messages") or []))
 
 
@@ -592,8 +593,6 @@ class _Run:
     sources: dict[Any, tuple[Path, str, str | None] | _Fail] = field(default_factory=dict)
     copies: dict[Any, _Fail | _Traced] = field(default_factory=dict)
     named: dict[str, bool] = field(default_factory=dict)
-    #: Its entry in the run journal (None: no journal was kept).
-    committed: JournalEntry | None = None
 
 
 def _run(ws: _Workspace, record_rel: str) -> _Run | _Fail:
@@ -609,7 +608,7 @@ def _run(ws: _Workspace, record_rel: str) -> _Run | _Fail:
     if isinstance(record, str):
         return _Fail(ViolationKind.FORGED_RECORD, record, normal)
     journaled = _journaled(ws, normal, record_path)
-    if isinstance(journaled, _Fail):
+    if journaled is not None:
         return journaled
     try:
         started, ended = _check_record(ws, normal, record, record_path)
@@ -622,13 +621,12 @@ def _run(ws: _Workspace, record_rel: str) -> _Run | _Fail:
     extra = [str(v) for m in (environment, parameters) if isinstance(m, Mapping) for v in m.values()]
     argv = " ".join([*(a for a in record.get("argv") or [] if isinstance(a, str)), *extra]).encode()
     return _Run(normal, record_path, os.path.dirname(normal), record, started, ended,
-                metrics if isinstance(metrics, Mapping) else {}, _scripts(ws, record, record_path), argv,
-                committed=journaled)
+                metrics if isinstance(metrics, Mapping) else {}, _scripts(ws, record, record_path), argv)
 
 
-def _journaled(ws: _Workspace, rel: str, record_path: Path) -> _Fail | JournalEntry | None:
-    """Why the record at ``rel`` is not what its run committed to the journal, or its entry there
-    (None when no journal was kept). A record is committed once, when its run ends: its bytes then
+def _journaled(ws: _Workspace, rel: str, record_path: Path) -> _Fail | None:
+    """Why the record at ``rel`` is not what its run committed to the journal; None when it is
+    (or when no journal was kept). A record is committed once, when its run ends: its bytes then
     are the only ones that count, however soon after they were changed."""
     ctx = ws.ctx
     if ctx.journal_error is not None:
@@ -642,7 +640,7 @@ def _journaled(ws: _Workspace, rel: str, record_path: Path) -> _Fail | JournalEn
     if committed:
         first = committed[0]
         if first.sha256 == digest:
-            return first
+            return None
         again = next((e for e in committed[1:] if e.sha256 == digest), None)
         later = (f"; these bytes were committed again at {_when(again.at)}, but a record is committed once, when "
                  "its run ends" if again is not None else "")
@@ -770,6 +768,9 @@ def _named_script(ws: _Workspace, run: _Run, ev: EvidencePaths | None) -> None:
 
 #: A quoted name in a script: what a script reads may be named this way ('answer.txt').
 _QUOTED = re.compile(rb"""["']([^"'\n\r\0]{1,255})["']""")
+#: A Python import in a script: a module the reproducer wrote may hold the value
+#: ('from consts import SCORE').
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import|import[ \t]+([A-Za-z_][\w.]*))", re.M)
 #: Files read for a constant are at most this large (data files, not datasets).
 _OWN_FILE_MAX = 1 << 20
 
@@ -777,7 +778,7 @@ _OWN_FILE_MAX = 1 << 20
 def _own(ws: _Workspace, run: _Run) -> list[tuple[str, Path]]:
     """The files of ``run`` the reproducer wrote during the attempt that may hold a typed-in value:
     the scripts its command line names, and the files those scripts name in quotes (a value typed
-    into 'answer.txt' that the script reads). The code as given is left out: a constant there is
+    into 'answer.txt' that the script reads) or import (a module 'consts.py' beside the script). The code as given is left out: a constant there is
     the method's, not the reproducer's; so are the run's own outputs and logs."""
     if run.own is None:
         def written(rel: str, path: Path) -> bool:
@@ -789,8 +790,12 @@ def _own(ws: _Workspace, run: _Run) -> list[tuple[str, Path]]:
                 if isinstance(o, Mapping) and isinstance(o.get("path"), str) and lexical_issue(o["path"]) is None}
         seen = {rel for rel, _ in own} | skip
         for _, script in list(own):
-            for found in _QUOTED.finditer(ws.text(script)):
-                name = found.group(1).decode(errors="replace").strip()
+            text = ws.text(script)
+            names = [m.group(1).decode(errors="replace").strip() for m in _QUOTED.finditer(text)]
+            for found in _IMPORT.finditer(text):
+                module = (found.group(1) or found.group(2)).decode().replace(".", "/")
+                names += [f"{module}.py", f"{module}/__init__.py"]
+            for name in names:
                 if not name or lexical_issue(name) is not None:
                     continue
                 for base in (script.parent, root):

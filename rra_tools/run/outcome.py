@@ -30,7 +30,7 @@ from .plan import RunPlan
 from ..io.atomic import write_atomic
 from .records import REDACTED, record_bytes, redact, redact_values, utc_stamp
 
-__all__ = ["MAX_STRAY_LISTED", "STALE_SLACK_S", "RunSnapshot", "allowed_writes", "assemble_record", "claim_metrics",
+__all__ = ["CONCURRENT_CHANGES", "MAX_STRAY_LISTED", "STALE_SLACK_S", "RunSnapshot", "allowed_writes", "assemble_record", "claim_metrics",
            "collect_outputs", "host_record", "log_file", "record_head", "signal_name", "snapshot_before",
            "write_record"]
 
@@ -54,6 +54,12 @@ class RunSnapshot:
     def __init__(self, tree: Snapshot, outputs: dict[str, OutputState | None]) -> None:
         self.tree = tree
         self.outputs = outputs
+
+
+#: Said in a record's messages when the artifact changed outside the declared outputs while other
+#: runs of it ran: the changes cannot be told apart, so the run is failed without stray_writes
+#: (the auditor reads this to know such a run carries no value).
+CONCURRENT_CHANGES = "while other runs of it were running"
 
 
 def signal_name(number: int) -> str:
@@ -344,7 +350,7 @@ def write_record(plan: RunPlan, directory: Path, *, executor: Executor, started:
                 unattributed = True
                 listed = "; ".join(others[:3]) + (f"; and {len(others) - 3} more" if len(others) > 3 else "")
                 messages.append(f"the artifact changed outside the declared outputs ({len(changed)} file(s)): "
-                                f"{shown}, while other runs of it were running ({listed}); which run "
+                                f"{shown}, {CONCURRENT_CHANGES} ({listed}); which run "
                                 "changed them cannot be told, so this record does not claim them; run the "
                                 "launcher alone to check it")
             else:
