@@ -22,7 +22,7 @@ __all__ = ["construction_of"]
 @lru_cache(maxsize=256)
 def construction_of(artifact: Path) -> Construction:
     """The construction cost of the artifact at ``artifact`` (read once per directory)."""
-    from ..builder.workflow import STATE_PATH, read_state
+    from ..builder.build import STATE_PATH, read_state
 
     try:
         found = read_state(artifact)

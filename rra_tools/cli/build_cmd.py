@@ -1,4 +1,4 @@
-"""``rra build RAW_REPO``: parse, call :mod:`rra_tools.builder.workflow`, render. Only click is
+"""``rra build RAW_REPO``: parse, call :mod:`rra_tools.builder.build`, render. Only click is
 imported at module level."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from ..builder.workflow import StepRecord
+    from ..builder.build import StepRecord
 
 __all__ = ["build_command"]
 
@@ -75,7 +75,7 @@ def build_command(raw_repo: str, artifact: str | None, agent: str | None, agent_
 
     from ..builder.agent import DecisionNeeded
     from ..errors import RRAError
-    from ..builder.workflow import BuildOptions, build, read_state
+    from ..builder.build import BuildOptions, build, read_state
 
     raw = Path(raw_repo)
     target = Path(artifact) if artifact is not None else raw

@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from rra_tools.builder.workflow import STATE_PATH, StepRecord
+from rra_tools.builder.build import STATE_PATH, StepRecord
 from rra_tools.model.schema import generated_schemas
 
 from ..bench_tiny import tiny_artifact, tiny_taskset

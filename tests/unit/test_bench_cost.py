@@ -14,7 +14,7 @@ from rra_tools.bench.construction import construction_of
 from rra_tools.bench.cost import DEFAULT_PRICES, load_review_time
 from rra_tools.bench.errors import BenchError
 from rra_tools.bench.report import build_report
-from rra_tools.builder.workflow import STATE_PATH, StepRecord
+from rra_tools.builder.build import STATE_PATH, StepRecord
 from rra_tools.model.bench_cost import CostPrices, ReviewTime
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rra_tools.builder.agent import Agent, AgentFailed, AnswerInvalid, DecisionNeeded, decision_paths, read_answer
-from rra_tools.builder.workflow import _set_pointer
+from rra_tools.builder.build.answers import set_pointer
 from rra_tools.errors import ExitStatus
 from rra_tools.model.agent import AgentRequest, DecisionKind
 
@@ -93,11 +93,11 @@ def test_a_bad_answer_names_the_file_and_field(tmp_path: Path, body: str, messag
 
 def test_json_pointers_set_values_append_and_refuse_missing_parents() -> None:
     document = {"launchers": [{"id": "a", "argv": ["TODO"]}], "claims": []}
-    _set_pointer(document, "/launchers/0/argv", ["python", "a.py"], "here")
-    _set_pointer(document, "/claims/-", {"id": "c"}, "here")
-    _set_pointer(document, "/launchers/0/x~1y", 1, "here")
+    set_pointer(document, "/launchers/0/argv", ["python", "a.py"], "here")
+    set_pointer(document, "/claims/-", {"id": "c"}, "here")
+    set_pointer(document, "/launchers/0/x~1y", 1, "here")
     assert document == {"launchers": [{"id": "a", "argv": ["python", "a.py"], "x/y": 1}], "claims": [{"id": "c"}]}
     with pytest.raises(AnswerInvalid, match=r"here: '/paper/title': /paper does not exist \(parents must exist\)"):
-        _set_pointer(document, "/paper/title", "T", "here")
+        set_pointer(document, "/paper/title", "T", "here")
     with pytest.raises(AnswerInvalid, match=r"'/launchers/3/id': the list at /launchers has no item '3'"):
-        _set_pointer(document, "/launchers/3/id", "T", "here")
+        set_pointer(document, "/launchers/3/id", "T", "here")

@@ -1,0 +1,127 @@
+"""Step **claims**: a *claim* decision for every candidate claim the draft found."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ...model.agent import AgentAnswer, AgentRequest, Candidate, DecisionKind
+from ..agent import AnswerInvalid
+from ..manifest_edit import edit_manifest
+from .answers import apply_set, plain_data
+from .context import Build, readme_context
+
+
+def run(build: Build) -> None:
+    """One *claim* decision per candidate: a drafted claim (a table's number the draft wrote with
+    TODOs) is confirmed by filling its TODOs, or rejected and removed; a candidate the draft did
+    not write (a printed metric without a reported value) is confirmed by appending a claim."""
+    record = build.steps["claims"]
+    candidates = build.steps["specify"].outputs.get("candidates") or []
+    decided: list[int] = record.outputs.setdefault("decided", [])
+    confirmed: list[int] = record.outputs.setdefault("confirmed", [])
+    settled: dict[str, bool] = {}  # drafted claim id -> kept, for candidates written into one claim
+    for index, found in enumerate(candidates, 1):
+        drafted = found.get("claim")
+        if index in decided:
+            if drafted is not None:
+                settled.setdefault(str(drafted), index in confirmed)
+            continue
+        if drafted is not None and str(drafted) in settled:  # decided with the claim's first candidate
+            decided.append(index)
+            if settled[str(drafted)]:
+                confirmed.append(index)
+            continue
+        candidate = Candidate.model_validate(found)
+        ident = f"claim-{index}"
+        if drafted is not None:
+            kept, request = _drafted_claim(build, ident, candidate, str(drafted))
+            settled[str(drafted)] = kept
+        else:
+            kept, request = _new_claim(build, ident, candidate)
+        decided.append(index)
+        if kept:
+            confirmed.append(index)
+        if request is not None:
+            build.applied(request)  # saves the state too
+        else:
+            build.save()
+
+
+def _where(candidate: Candidate) -> str:
+    return f"{candidate.file}:{candidate.line}" if candidate.line else str(candidate.file)
+
+
+def _claim_index(build: Build, claim_id: str) -> int | None:
+    claims = build.artifact().data.get("claims") or []
+    return next((i for i, c in enumerate(claims) if isinstance(c, Mapping) and c.get("id") == claim_id), None)
+
+
+def _drafted_claim(build: Build, ident: str, candidate: Candidate,
+                   claim_id: str) -> tuple[bool, AgentRequest | None]:
+    """Ask whether the claim the draft wrote is one: whether it is kept, and the request asked
+    (None when the manifest already says: the claim removed, or its TODOs filled in, by hand)."""
+    from ..draft import _placeholders
+
+    position = _claim_index(build, claim_id)
+    if position is None:
+        return False, None  # removed by hand: rejected
+    pointer = f"/claims/{position}"
+    claim = build.artifact().data["claims"][position]
+    todos = _placeholders(claim, pointer)
+    if not todos:
+        return True, None  # its TODOs filled in by hand: confirmed
+    request = build.request(ident, DecisionKind.CLAIM,
+                            f"is {candidate.value!r} ({_where(candidate)}) a claim of the paper? the draft wrote "
+                            f"it as claim {claim_id!r} at {pointer}: confirm it by filling in its TODOs "
+                            f"({', '.join(t.removeprefix(pointer + '/') for t in todos)}), or reject it",
+                            candidate=candidate, pointer=pointer, value=claim, context=readme_context(build))
+    answer_path = build.answer_path(ident)
+    manifest = build.root / build.artifact().manifest_path.name
+    todo = (f"fill in the TODOs of claim {claim_id!r} at {pointer} in {manifest}, or remove the claim; or write "
+            f"the answer {answer_path}: values for its TODOs, or the whole claim, "
+            '({"rra_agent_answer": "1.0", "request": "' + ident + '", "set": [{"pointer": "' + pointer
+            + '", "value": {...}}]}) or a rejection ({..., "reject": "why"})')
+    answer = _claim_answer(build, request, todo, answer_path)
+    if answer.reject is not None:
+        def remove(document: Any) -> None:
+            del document["claims"][position]
+
+        edit_manifest(build.artifact().manifest_path, remove)
+        return False, request
+    def confirmed(document: Any) -> None:
+        claims = document.get("claims") or []
+        left = _placeholders(plain_data(claims[position]), pointer) if position < len(claims) else [pointer]
+        if left:
+            raise AnswerInvalid(f"answer {answer_path}: field 'set': it leaves the TODO at {left[0]}",
+                                f"a drafted claim is confirmed where it is: set its TODOs, or the whole claim "
+                                f"at {pointer}; or reject it")
+
+    apply_set(build, answer, answer_path, confirmed)
+    return True, request
+
+
+def _new_claim(build: Build, ident: str, candidate: Candidate) -> tuple[bool, AgentRequest]:
+    """Ask whether a candidate the draft did not write is a claim: whether one was added, and the
+    request asked."""
+    request = build.request(ident, DecisionKind.CLAIM,
+                            f"is {candidate.value!r} ({_where(candidate)}) a claim of the paper? confirm it as a "
+                            "claim, or reject it", candidate=candidate, context=readme_context(build))
+    answer_path = build.answer_path(ident)
+    todo = (f"write the answer {answer_path}: either a claim appended to the manifest "
+            '({"rra_agent_answer": "1.0", "request": "' + ident + '", "set": [{"pointer": "/claims/-", '
+            '"value": {...}}]}) or a rejection ({..., "reject": "why"})')
+    answer = _claim_answer(build, request, todo, answer_path)
+    apply_set(build, answer, answer_path)
+    return bool(answer.set), request
+
+
+def _claim_answer(build: Build, request: AgentRequest, todo: str, answer_path: Path) -> AgentAnswer:
+    answer = build.ask(request, todo).answer
+    if (answer.reject is None) == (not answer.set):
+        raise AnswerInvalid(f"answer {answer_path}: field 'reject': a claim answer either sets the claim "
+                            "('set') or rejects the candidate ('reject'), not both or neither")
+    if answer.files:
+        raise AnswerInvalid(f"answer {answer_path}: field 'files': a claim answer changes the manifest only")
+    return answer

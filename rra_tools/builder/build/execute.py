@@ -1,0 +1,104 @@
+"""Step **execute**: every launcher run once; a failing one is a *repair* decision."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...io.artifact import Artifact, load_artifact
+from ...model.agent import DecisionKind
+from .answers import log_tail, repair_answer
+from .context import Build, readme_context
+from .errors import BuildError
+from .state import digest
+
+
+def _core(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest without what runs do not depend on (change records, observations, guide,
+    review, levels), so that later steps adding those do not invalidate the execute step."""
+    core = {k: v for k, v in data.items() if k not in ("changes", "guide", "review", "levels")}
+    code = dict(core.get("code") or {})
+    code.pop("patches", None)
+    core["code"] = code
+    core["claims"] = [{k: v for k, v in c.items() if k != "reference"} for c in data.get("claims") or []
+                      if isinstance(c, Mapping)]
+    # The reference step raises a launcher's repeats to number its reference runs.
+    core["launchers"] = [{k: v for k, v in launcher.items() if k != "repeats"}
+                         for launcher in data.get("launchers") or [] if isinstance(launcher, Mapping)]
+    return core
+
+
+def code_digest(build: Build, artifact: Artifact) -> str:
+    """Digest of the artifact's code: its work tree, the artifact's own files left out."""
+    from ..patches import own_paths, tree_digest, work_tree_entries
+
+    return tree_digest(work_tree_entries(build.root, own_paths(artifact.manifest_path.name, artifact.data)))
+
+
+def inputs(build: Build) -> str:
+    """Digest of the step's inputs: the manifest's core and the code."""
+    artifact = build.artifact()
+    return digest({"manifest": _core(artifact.data), "code": code_digest(build, artifact)})
+
+
+def _run_launcher(build: Build, launcher_id: str) -> tuple[bool, dict[str, Any]]:
+    """Run ``launcher_id`` once (its first seed); (successful, facts for a repair request)."""
+    from ...run import RunOptions, plan_runs, run_plans
+
+    artifact = load_artifact(build.root)
+    from ...run import load_artifact as run_artifact
+
+    plans = plan_runs(run_artifact(artifact.root), launcher_id)[:1]
+    build.progress(f"running {launcher_id}: {' '.join(plans[0].argv)}")
+    outcome = run_plans(plans, RunOptions())
+    if outcome.interrupted:
+        raise BuildError(f"the run of {launcher_id} was interrupted", "run the build again to resume")
+    for refused in outcome.refused:
+        return False, {"argv": list(refused.plan.argv), "log_tail": str(refused.error)}
+    result = outcome.results[0]
+    facts = {"argv": list(result.record.get("argv") or plans[0].argv), "exit_status": result.record.get("exit_status"),
+             "status": result.record.get("status"), "run_record": build.rel(result.record_path)}
+    if result.successful:
+        return True, facts
+    facts["log_tail"] = log_tail(result.directory, result.record)
+    facts["stderr_log"] = str(result.directory / "stderr.log")
+    return False, facts
+
+
+def run(build: Build) -> None:
+    """Run the step (see the module docstring)."""
+    from ...run import launcher_order
+    from ...run import load_artifact as run_artifact
+
+    record = build.steps["execute"]
+    repairs: dict[str, int] = record.outputs.setdefault("repairs", {})
+    runs: dict[str, str] = record.outputs.setdefault("runs", {})
+    order = [launcher.id for launcher in launcher_order(run_artifact(build.root))]
+    for launcher in order:
+        while True:
+            ok, facts = _run_launcher(build, launcher)
+            if ok:
+                runs[launcher] = facts["run_record"]
+                build.progress(f"{launcher}: ok ({facts['run_record']})")
+                build.save()
+                break
+            done = repairs.get(launcher, 0)
+            if done >= build.options.max_repairs:
+                raise BuildError(f"launcher {launcher!r} still fails after {done} repair(s); last run: "
+                                 f"{facts.get('run_record', 'not started')}", facts.get("log_tail"))
+            ident = f"repair-{launcher}-{done + 1}"
+            shown = " ".join(facts["argv"])
+            request = build.request(
+                ident, DecisionKind.REPAIR,
+                f"launcher {launcher!r} fails ({shown}, exit status {facts.get('exit_status')}): repair it",
+                launcher=launcher, argv=facts["argv"], exit_status=facts.get("exit_status"),
+                status=facts.get("status"), run_record=facts.get("run_record"), log_tail=facts.get("log_tail"),
+                attempt=done + 1, context=readme_context(build))
+            log = facts.get("stderr_log", "LOG")
+            todo = (f"make launcher {launcher!r} work: fix the code in {build.root} and record each fix with "
+                    f"'rra change record ID PATH... -C {build.root} --kind KIND --rationale WHY --evidence-file "
+                    f"{log} --alters-method yes|no|unknown', or change the launcher in the manifest; or write the "
+                    f"answer {build.answer_path(ident)}")
+            repair_answer(build, request, todo, facts.get("log_tail") or "", launcher)
+            repairs[launcher] = done + 1
+            build.save()

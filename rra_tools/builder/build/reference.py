@@ -1,0 +1,130 @@
+"""Step **reference**: the claims' launchers run again, their runs added as reference observations."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..manifest_edit import edit_manifest
+from .context import Build
+from .errors import BuildError
+from .state import digest
+
+#: Who the build's own reference observations are by.
+BUILDER = "rra build"
+
+
+def inputs(build: Build) -> str:
+    """Digest of the step's inputs: the manifest without guide, review and levels."""
+    data = build.artifact().data
+    return digest({k: v for k, v in data.items() if k not in ("guide", "review", "levels")})
+
+
+def run(build: Build) -> None:
+    """Run the step (see the module docstring)."""
+    from ...run import RunOptions, plan_runs, run_plans
+    from ...run import load_artifact as run_artifact
+    from ..reference import add_references
+
+    record = build.steps["reference"]
+    artifact = build.artifact()
+    claims = [c for c in artifact.data.get("claims") or [] if isinstance(c, Mapping)]
+    if not claims:
+        record.note = "no claims: nothing to observe"
+        return
+    if build.options.reference_runs <= 0:
+        record.note = "no reference runs asked (--reference-runs 0)"
+        return
+    _drop_own_observations(build)
+    launchers = list(dict.fromkeys(str(c.get("launcher")) for c in claims))
+    _number_repeats(build, launchers)
+    loaded = run_artifact(build.root)
+    data = build.artifact().data
+    records: list[Path] = []
+    for launcher_id in launchers:
+        launcher = next(x for x in loaded.manifest.launchers if x.id == launcher_id)
+        if launcher.stochastic:  # each declared seed no observation of its claims holds yet
+            seeds = _taken(data, launcher_id, "seed")
+            plans = [p for p in plan_runs(loaded, launcher_id, all_seeds=True) if p.seed not in seeds]
+        else:  # the repeat indexes no observation of its claims holds yet
+            taken = _taken(data, launcher_id, "repeat")
+            plans = [p for p in plan_runs(loaded, launcher_id, all_seeds=True)
+                     if p.repeat not in taken][:build.options.reference_runs]
+        if not plans:
+            continue
+        build.progress(f"reference runs of {launcher_id}: {len(plans)}")
+        outcome = run_plans(plans, RunOptions())
+        failed = [r for r in outcome.results if not r.successful]
+        if outcome.interrupted or outcome.refused or failed:
+            raise BuildError(f"a reference run of {launcher_id} did not succeed"
+                             + (f": {build.rel(failed[0].record_path)}" if failed else ""),
+                             "the launcher worked in the execute step; look at the run's logs")
+        records.extend(r.record_path for r in outcome.results)
+    if not records:
+        record.note = "every seed already has an observation: no reference run"
+        return
+    added = add_references(build.root, records, by=BUILDER, origin="refined")
+    record.note = f"{len(added)} observation(s) of {len({a.claim for a in added})} claim(s)"
+
+
+def _taken(data: Mapping[str, Any], launcher_id: str, key: str) -> set[int]:
+    """The seeds (or repeat indexes) the observations of ``launcher_id``'s claims hold."""
+    return {o[key] for c in data.get("claims") or [] if c.get("launcher") == launcher_id
+            for o in (c.get("reference") or {}).get("observations") or []
+            if isinstance(o, Mapping) and isinstance(o.get(key), int)}
+
+
+def _number_repeats(build: Build, launchers: Sequence[str]) -> None:
+    """Give each deterministic claim launcher enough ``repeats`` for the observations it has and
+    the reference runs to come, so that every observation's repeat index is one of its runs."""
+    data = build.artifact().data
+    wanted: dict[str, int] = {}
+    for launcher in data.get("launchers") or []:
+        ident = launcher.get("id")
+        if ident not in launchers or launcher.get("stochastic", True) is not False:
+            continue
+        taken = _taken(data, ident, "repeat")
+        need, free = max(taken, default=-1) + 1, 0
+        free = need - len(taken)
+        while free < build.options.reference_runs:  # the fewest runs with enough free indexes
+            need, free = need + 1, free + 1
+        if int(launcher.get("repeats", 1)) < need:
+            wanted[ident] = need
+    if not wanted:
+        return
+
+    def mutate(document: Any) -> None:
+        for launcher in document["launchers"]:
+            if launcher.get("id") in wanted:
+                launcher["repeats"] = wanted[launcher["id"]]
+
+    edit_manifest(build.artifact().manifest_path, mutate)
+
+
+def _drop_own_observations(build: Build) -> None:
+    """Observations an earlier run of this step added are of code or a manifest that changed."""
+    data = build.artifact().data
+    if not any(_by_builder(o) for c in data.get("claims") or [] for o in (c.get("reference") or {}).get(
+            "observations") or []):
+        return
+
+    def mutate(document: Any) -> None:
+        for claim in document.get("claims") or []:
+            reference = claim.get("reference")
+            if reference and reference.get("observations"):
+                kept = [o for o in reference["observations"] if not _by_builder(o)]
+                if kept:
+                    reference["observations"] = kept
+                else:
+                    del claim["reference"]
+
+    edit_manifest(build.artifact().manifest_path, mutate)
+
+
+def _by_builder(observation: Any) -> bool:
+    """Whether a reference observation is one the build itself added."""
+    if not isinstance(observation, Mapping):
+        return False
+    provenance = observation.get("provenance") or observation.get("x-provenance") or {}
+    return isinstance(provenance, Mapping) and provenance.get("by") == BUILDER
