@@ -316,7 +316,7 @@ def breakdown(json_path: Path, yaml_path: Path) -> None:
 import sys, time
 t0 = time.perf_counter()
 from rra_tools.validate.api import validate_path
-from rra_tools.io.manifest import load_manifest_bytes
+from rra_tools.io.read.manifest import load_manifest_bytes
 from rra_tools.validate.schema_layer import check_schema
 from rra_tools.io.errors import LoadError
 t1 = time.perf_counter()

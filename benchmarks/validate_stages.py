@@ -24,7 +24,7 @@ from pathlib import Path
 
 
 def main() -> int:
-    from rra_tools.io.source import decode_text, parse_document
+    from rra_tools.io.read.source import decode_text, parse_document
     from rra_tools.validate.context import Context
     from rra_tools.validate.rules import load_all
     from rra_tools.validate.schema_layer import check_schema

@@ -2,7 +2,7 @@
 
 Writes the JSON Schemas into ``schemas/``, the rule pages into ``docs/rules/``, the CLI
 reference into ``docs/cli.md``, the run path's plain view of the manifest into
-``rra_tools/io/manifest_view.py`` (from the models), the table of ``rra env check``'s codes into
+``rra_tools/model/manifest_view.py`` (from the models), the table of ``rra env check``'s codes into
 ``docs/environment.md``, the field tables of ``spec/02-manifest.md`` (see
 :mod:`rra_tools.model.spec_tables`), the rule catalog of ``spec/06-rules.md``, the conformance
 suite README's list of codes without a case and the table of ``rra review``'s codes in
@@ -34,7 +34,7 @@ def generated_files() -> dict[Path, str]:
 
     files = {ROOT / "schemas" / name: text for name, text in generated_schemas().items()}
     files[ROOT / "docs" / "cli.md"] = cli_reference()
-    files[ROOT / "rra_tools" / "io" / "manifest_view.py"] = spec_module()
+    files[ROOT / "rra_tools" / "model" / "manifest_view.py"] = spec_module()
     files.update({ROOT / "docs" / "rules" / name: text for name, text in generated_rule_pages().items()})
     environment = ROOT / "docs" / "environment.md"
     files[environment] = with_block(environment.read_text(encoding="utf-8"), "env-codes", env_codes_table())

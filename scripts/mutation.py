@@ -76,11 +76,11 @@ MODULES: dict[str, list[str]] = {
     "rra_tools/io/limits.py": ["tests/unit/test_limits.py", "tests/unit/test_validate_shortcuts.py",
                                "tests/unit/test_source.py", "tests/unit/test_bad_input.py",
                                "-k", "limits or out_of_range or integer or range or source or bad"],
-    "rra_tools/io/blockyaml.py": ["tests/unit/test_blockyaml.py", "tests/unit/test_source.py",
+    "rra_tools/io/read/blockyaml.py": ["tests/unit/test_blockyaml.py", "tests/unit/test_source.py",
                                   "tests/unit/test_blockyaml_bounds.py"],
     # The locators of findings in the text (positions without the located reader's re-read).
-    "rra_tools/io/blocklocate.py": ["tests/unit/test_blocklocate.py"],
-    "rra_tools/io/jsonlocate.py": ["tests/unit/test_jsonlocate.py"],
+    "rra_tools/io/read/blocklocate.py": ["tests/unit/test_blocklocate.py"],
+    "rra_tools/io/read/jsonlocate.py": ["tests/unit/test_jsonlocate.py"],
     "rra_tools/validate/schema_layer.py": ["tests/unit/test_schema_cut.py", "tests/unit/test_schema_fast_path.py",
                                            "tests/unit/test_validate_shortcuts.py",
                                            "tests/unit/test_files_schema_equivalence.py", "tests/unit/test_rules.py",
@@ -189,7 +189,7 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "<module>: 32 -> 33": "the class of every byte that is no digit, x, o or backslash: a space or '!'; the "
                               "three searches look for neither",
     },
-    "rra_tools/io/blockyaml.py": {
+    "rra_tools/io/read/blockyaml.py": {
         "_read: 0 -> 1 (#4)": "end < 0 or end < 1 where end = text.find('\\n', position + _CHUNK): found, it is "
                               "at least _CHUNK; not found, -1",
         "_inline: len(value) < 19 -> len(value) <= 19": "a plain scalar of 19 ASCII digits read by int() at once "
@@ -297,7 +297,7 @@ EQUIVALENT: dict[str, dict[str, str]] = {
                                  ("1", "2 (#2)"), ("1", "2 (#3)"))},
     },
     "rra_tools/validate/rules/experiments.py": {
-        # The rules read what the one loader (io/source.py) parsed: every mapping is a plain dict,
+        # The rules read what the one loader (io/read/source.py) parsed: every mapping is a plain dict,
         # so 'type(obs) is dict' alone decides (isinstance(obs, Mapping) is a fallback it never reaches).
         **{f"{f}: type(obs) is dict or isinstance(obs, Mapping) -> type(obs) is dict and isinstance(obs, Mapping)":
            "every mapping the loader gives is a plain dict, for which both conditions hold"
@@ -339,7 +339,7 @@ EQUIVALENT: dict[str, dict[str, str]] = {
     "rra_tools/validate/rules/references.py": {
         "__init__: False -> True": "_Suggestions.spent is set by every closest() before _ref reads it",
     },
-    "rra_tools/io/blocklocate.py": {
+    "rra_tools/io/read/blocklocate.py": {
         **{f"_value: 0 -> 1{n}": "the third member of a scalar's, flow sequence's or empty value's shape: only "
                                  "a block mapping's or sequence's (their column) is ever read"
            for n in ("", " (#2)")},
@@ -348,7 +348,7 @@ EQUIVALENT: dict[str, dict[str, str]] = {
            for k in ("_scan_keys: end < 0 -> end <= 0", "_scan_keys: 0 -> 1")},
         "_item_of_sequence: 0 -> 1": "the third member of a flow sequence item's shape (a scalar's): never read",
     },
-    "rra_tools/io/jsonlocate.py": {
+    "rra_tools/io/read/jsonlocate.py": {
         "_member: len(members) < len(node) and key not in members -> len(members) < len(node) or key not in members":
             "keys (the data's keys in order) is only read inside the loop, which runs only while key is not in "
             "members, and there a list of every key answers as the empty one does when members are as many",

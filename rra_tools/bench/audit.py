@@ -44,7 +44,7 @@ from ..errors import ExitStatus, RRAError
 from ..io.digest import sha256_file
 from ..io.paths import RootResolver, lexical_issue
 from ..io.journal import JournalEntry
-from ..io.run_records import is_successful, read_run_record
+from ..io.read.run_records import is_successful, read_run_record
 from ..model.bench_results import AuditFinding, ViolationKind
 from ..run.outcome import CONCURRENT_CHANGES
 from ..run.records import utc_stamp

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from ..io.atomic import write_atomic
-from ..io.manifest_view import LauncherSpec
+from ..model.manifest_view import LauncherSpec
 from ..model.taskset import SlurmSettings
 from ..run.gpus import GpuInfo, GpuLease
 from ..run.gpus import inventory as gpu_inventory

@@ -21,7 +21,7 @@ from ..answers import Answer, AnswerError, AnswerInterval, answer_mismatch, pars
 from ..intervals import Interval, acceptance_interval
 from ..io.artifact import Artifact, load_artifact
 from ..io.errors import InputError, LoadError
-from ..io.manifest import load_manifest_bytes, read_manifest_bytes
+from ..io.read.manifest import load_manifest_bytes, read_manifest_bytes
 from ..model.claims import ClaimValue
 from ..model.taskset import (
     MIN_OBSERVATIONS,

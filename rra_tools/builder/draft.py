@@ -213,7 +213,7 @@ def write_draft(draft: Draft, directory: Path) -> list[Path]:
     """Write ``directory/rra.yaml`` (and the drafted requirements.in, if any) atomically; raise
     :class:`AlreadyExists` rather than overwrite a manifest. The paths written, manifest first."""
     from ..io.atomic import write_atomic
-    from ..io.manifest import find_manifest
+    from ..io.read.manifest import find_manifest
 
     existing = find_manifest(directory) if directory.is_dir() else None
     if existing is not None:

@@ -42,7 +42,7 @@ from ..errors import ExitStatus, RRAError
 from ..intervals import aggregate
 from ..io.artifact import Artifact, load_artifact
 from ..io.digest import sha256_file
-from ..io.run_records import is_successful, read_run_record
+from ..io.read.run_records import is_successful, read_run_record
 from ..model.manifest import Manifest
 
 __all__ = ["PROCESS_RUN_CRATE", "RO_CRATE_VERSION", "ExportError", "ExportResult", "export_ro_crate"]

@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import ExitStatus, RRAError
 from ..io.artifact import Artifact, load_artifact
 from ..io.atomic import write_atomic
-from ..io.run_records import is_successful, read_run_record
+from ..io.read.run_records import is_successful, read_run_record
 from ..io.guide_text import guide_path, is_generated, render_guide
 
 __all__ = ["GuideError", "GuideResult", "check_guide", "records_section", "render_artifact_guide", "write_guide"]

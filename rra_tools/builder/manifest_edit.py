@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import ExitStatus, RRAError
 from ..io.artifact import ArtifactError, checked_manifest
 from ..io.atomic import write_atomic
-from ..io.bounded_yaml import YamlBoundsError, check_yaml
+from ..io.read.bounded_yaml import YamlBoundsError, check_yaml
 
 __all__ = ["EditError", "edit_manifest", "quoted"]
 

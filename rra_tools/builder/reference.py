@@ -44,7 +44,7 @@ from typing import Any
 
 from ..errors import ExitStatus, RRAError
 from ..io.artifact import Artifact, load_artifact
-from ..io.manifest import manifest_digest
+from ..io.read.manifest import manifest_digest
 from .manifest_edit import edit_manifest
 
 __all__ = ["AddedObservation", "ObservationError", "add_references", "fingerprint_of"]

@@ -49,7 +49,7 @@ from ..errors import ExitStatus, RRAError
 from ..intervals import acceptance_interval, aggregate
 from ..io.artifact import Artifact, load_artifact
 from ..io.atomic import write_atomic
-from ..io.manifest_view import ClaimSpec
+from ..model.manifest_view import ClaimSpec
 from ..io.schemas import compiled_is_valid
 from ..run.records import utc_stamp
 from ..run.results import ClaimResult, Key, claim_values, collect_results, latest_successful

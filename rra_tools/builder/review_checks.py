@@ -19,8 +19,8 @@ from ..io.artifact import Artifact
 from ..io.digest import sha256_file
 from ..io.guide_text import guide_path
 from ..io.paths import resolve_inside
-from ..io.run_records import is_successful, read_run_record
-from ..io.manifest_view import ClaimSpec
+from ..io.read.run_records import is_successful, read_run_record
+from ..model.manifest_view import ClaimSpec
 from ..run.extract import ExtractError, extract_answer, extract_value
 from ..run.results import Key, as_finite
 from ..validate.rules.unfinished import PLACEHOLDER

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..io.artifact import Artifact
-from ..io.manifest import LoadedManifest, load_manifest_bytes
+from ..io.read.manifest import LoadedManifest, load_manifest_bytes
 from ..validate.diagnostics import Diagnostic, pointer_text
 from .review_codes import review_code
 

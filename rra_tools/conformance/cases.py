@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import ExitStatus, RRAError
 from ..io.errors import LoadError
-from ..io.manifest import load_manifest_bytes
+from ..io.read.manifest import load_manifest_bytes
 from ..model.conformance import Case, CaseFile, PatchOp
 
 __all__ = ["CaseError", "LoadedCase", "apply_patch", "load_suite", "materialise", "select_cases", "suite_path"]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..io.canonical import canonical_json
-from ..io.manifest import load_manifest_bytes
+from ..io.read.manifest import load_manifest_bytes
 from ..model.conformance import AddedEntry, Layout, LayoutEdit
 from ..oci.compression import make_compressor
 from ..oci.layout import init_layout, write_blob, write_index

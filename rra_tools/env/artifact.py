@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..io.artifact import Artifact, ArtifactError
 from ..io.atomic import write_atomic
-from ..io.bounded_yaml import YamlBoundsError, check_yaml
+from ..io.read.bounded_yaml import YamlBoundsError, check_yaml
 
 if TYPE_CHECKING:
     from ..model.manifest import Manifest
@@ -47,7 +47,7 @@ def update_lock_block(manifest_path: Path, rel_path: str, fmt: str, sha256: str)
     """Set ``environment.lock`` {path, format, sha256} in the manifest, keeping the rest as written."""
     from ruamel.yaml import YAML
 
-    from ..io.manifest import load_manifest_bytes
+    from ..io.read.manifest import load_manifest_bytes
 
     text = manifest_path.read_text(encoding="utf-8")
     if manifest_path.suffix == ".json":
@@ -96,7 +96,7 @@ def _edit_in_place(text: str, values: dict[str, str]) -> str | None:
     """Replace the scalar values of ``environment.lock``'s keys in the text itself, so that nothing
     else in the file changes; None when the block or a key is missing or not a one-line scalar."""
     from ..io.errors import LoadError
-    from ..io.manifest import load_manifest_bytes
+    from ..io.read.manifest import load_manifest_bytes
 
     try:
         loaded = load_manifest_bytes(text.encode("utf-8"), located=True)

@@ -22,8 +22,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from ..errors import ExitStatus, RRAError
-from ..io import bounded_toml
-from ..io.bounded_yaml import YamlBoundsError, check_yaml
+from ..io.read import bounded_toml
+from ..io.read.bounded_yaml import YamlBoundsError, check_yaml
 
 __all__ = [
     "LOCK_FORMATS",

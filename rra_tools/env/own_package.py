@@ -28,7 +28,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..io import bounded_toml
+from ..io.read import bounded_toml
 from ..io.artifact import Artifact, ArtifactError
 from ..io.paths import resolve_inside
 from .artifact import manifest_model

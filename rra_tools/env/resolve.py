@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ExitStatus, RRAError
-from ..io import bounded_toml
-from ..io.bounded_yaml import YamlBoundsError, load_yaml
+from ..io.read import bounded_toml
+from ..io.read.bounded_yaml import YamlBoundsError, load_yaml
 from ..io.artifact import Artifact
 from ..io.atomic import write_atomic
 from .artifact import manifest_model

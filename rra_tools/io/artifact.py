@@ -1,8 +1,8 @@
 """The one artifact type: an artifact directory whose manifest conforms to the published schema.
 
-:func:`load_artifact` finds and reads the manifest through the one loader (:mod:`.manifest`),
+:func:`load_artifact` finds and reads the manifest through the one loader (:mod:`.read.manifest`),
 checks it against the published JSON Schema and returns an :class:`Artifact`: root, manifest
-file, data, digest and the plain view of what running needs (:mod:`.manifest_view`, generated
+file, data, digest and the plain view of what running needs (:mod:`rra_tools.model.manifest_view`, generated
 from the models). ``rra run``, ``rra env``, ``rra sbom``, ``rra results`` and provenance all
 start from it; semantic rules stay ``rra validate``'s business.
 
@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import ExitStatus, RRAError
 from .errors import InputError, LoadError
-from .manifest_view import ManifestSpec, read_manifest
+from ..model.manifest_view import ManifestSpec, read_manifest
 from .paths import lexical_issue
 
 __all__ = ["Artifact", "ArtifactError", "checked_manifest", "load_artifact"]
@@ -92,7 +92,7 @@ def load_artifact(path: str | Path) -> Artifact:
     The manifest must conform to the published schema (checked by the compiled validator; on a
     failure jsonschema names the best-matching problem).
     """
-    from .manifest import locate_manifest, read_manifest_bytes
+    from .read.manifest import locate_manifest, read_manifest_bytes
 
     try:
         manifest_path = locate_manifest(path)
@@ -116,7 +116,7 @@ def checked_manifest(manifest_path: Path, raw: bytes) -> tuple[dict[str, Any], s
     cached = read_json_entry("manifests", key)
     if isinstance(cached, dict) and isinstance(cached.get("data"), dict) and isinstance(cached.get("digest"), str):
         return cached["data"], cached["digest"]
-    from .manifest import load_manifest_bytes
+    from .read.manifest import load_manifest_bytes
     from .schemas import compiled_is_valid
 
     try:

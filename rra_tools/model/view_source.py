@@ -1,4 +1,4 @@
-"""Generates :mod:`rra_tools.io.manifest_view`, the run path's plain view of a manifest, from the models.
+"""Generates :mod:`rra_tools.model.manifest_view`, the run path's plain view of a manifest, from the models.
 
 ``rra run`` must not import pydantic (about 0.2 s per run), so it reads the manifest into plain
 NamedTuples. Their fields, types and defaults are derived here from the pydantic models in
@@ -57,7 +57,7 @@ VIEW = _view
 
 
 def spec_module() -> str:
-    """The text of ``rra_tools/io/manifest_view.py``."""
+    """The text of ``rra_tools/model/manifest_view.py``."""
     view = _view()
     names = {model: name for name, model, _ in view}
     classes: list[str] = []

@@ -135,7 +135,7 @@ def pack(artifact_dir: str | Path, out_layout: str | Path, *, ref_name: str | No
     (default: the process environment).
     """
     from ..io.errors import InputError, LoadError
-    from ..io.manifest import find_manifest, load_manifest_bytes, read_manifest_bytes
+    from ..io.read.manifest import find_manifest, load_manifest_bytes, read_manifest_bytes
     from ..validate.api import validate_path
 
     root = Path(artifact_dir).resolve()

@@ -85,7 +85,7 @@ def subjects_from_files(root: Path, paths: Iterable[Path]) -> list[Subject]:
 
 def _records(root: Path, runs: Path) -> list[tuple[str, Mapping[str, Any], str]]:
     """(path relative to root, record, sha256 of the file) of every run record, in path order."""
-    from ..io.run_records import read_run_record
+    from ..io.read.run_records import read_run_record
 
     if not runs.is_dir():
         return []

@@ -127,7 +127,7 @@ def validate_oci_artifact(opener: BlobOpener, descriptor: Descriptor, *, config:
 def _compare_embedded(result: ValidationResult, manifest_path: Path, embedded: object, shown: str, base: str,
                       descriptor: Descriptor, config: Config) -> None:
     from ..io.canonical import canonical_json
-    from ..io.manifest import load_manifest_bytes, read_manifest_bytes
+    from ..io.read.manifest import load_manifest_bytes, read_manifest_bytes
 
     try:
         data = load_manifest_bytes(read_manifest_bytes(manifest_path)).data

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..answers import Answer, AnswerError, as_decimal, parse_answer, split_elements
 from ..errors import ExitStatus, RRAError
-from ..io.manifest_view import ExtractSpec as Extract
+from ..model.manifest_view import ExtractSpec as Extract
 from ..model.regex import compile_pattern, normalise_newlines
 
 __all__ = ["MAX_EXTRACT_BYTES", "ExtractError", "answer_from_json", "extract_answer", "extract_value", "json_pointer",
@@ -210,7 +210,7 @@ def extract_answer(path: Path, rule: Extract, kind: str) -> Answer:
     Compare it with the expected answer by :func:`rra_tools.answers.answer_mismatch`.
 
     >>> import tempfile, pathlib
-    >>> from rra_tools.io.manifest_view import ExtractSpec, RegexSpec
+    >>> from rra_tools.model.manifest_view import ExtractSpec, RegexSpec
     >>> log = pathlib.Path(tempfile.mkdtemp()) / "run.log"
     >>> _ = log.write_text("best: adam, 0.5\\n")
     >>> extract_answer(log, ExtractSpec(stream="stdout", regex=RegexSpec("^best: (.*)$"), scale=100), "list")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..io.digest import hash_files, sha256_file
-from ..io.manifest_view import ClaimSpec
+from ..model.manifest_view import ClaimSpec
 from ..io.paths import PathIssue, resolve_inside
 from ..model.vocab import RECORD_VERSION, Executor, RunStatus
 from .gpus import GpuInfo

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from ..io.artifact import Artifact, load_artifact
-from ..io.manifest_view import LauncherSpec as Launcher
-from ..io.manifest_view import ParameterSpec as Parameter
+from ..model.manifest_view import LauncherSpec as Launcher
+from ..model.manifest_view import ParameterSpec as Parameter
 from .errors import PlanError
 
 __all__ = [

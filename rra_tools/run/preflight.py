@@ -34,7 +34,7 @@ def manifest_file(path: str | Path) -> Path:
     """The manifest file of ``path`` (an artifact directory or a manifest file), as
     :func:`.plan.load_artifact` finds it."""
     from ..io.errors import InputError
-    from ..io.manifest import locate_manifest
+    from ..io.read.manifest import locate_manifest
 
     try:
         return locate_manifest(path)
@@ -61,7 +61,7 @@ def manifest_problems(manifest_path: Path) -> tuple[list[str], list[str]]:
     from ..io.schemas import schema_bytes
 
     from ..io.errors import InputError, LoadError
-    from ..io.manifest import read_manifest_bytes
+    from ..io.read.manifest import read_manifest_bytes
 
     try:
         raw = read_manifest_bytes(manifest_path)

@@ -11,9 +11,9 @@ from typing import Any
 
 from ..answers import Answer, AnswerError, answer_mismatch, parse_answer
 from ..intervals import Interval, acceptance_interval, aggregate
-from ..io.manifest_view import ClaimSpec
+from ..model.manifest_view import ClaimSpec
 from ..io.paths import resolve_inside
-from ..io.run_records import is_successful, read_run_record
+from ..io.read.run_records import is_successful, read_run_record
 from .extract import ExtractError, extract_answer
 from .pending import Unfinished, finish_orphaned_runs
 from .plan import Artifact

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..io.errors import InputError, LoadError, Problem
 from ..io.limits import MAX_MANIFEST_BYTES
-from ..io.manifest import collector_paused, find_manifest, load_manifest_bytes, locate_manifest, read_manifest_bytes
+from ..io.read.manifest import collector_paused, find_manifest, load_manifest_bytes, locate_manifest, read_manifest_bytes
 from .config import Config
 from .engine import diagnostic_from_problem, run_layers
 from .result import ValidationReport, ValidationResult

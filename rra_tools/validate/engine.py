@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..io.errors import Problem
-from ..io.source import SourceDocument
+from ..io.read.source import SourceDocument
 from .catalog import RULES
 from .config import Config
 from .context import Context, Finding

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..io.artifact import Artifact, ArtifactError, load_artifact
 from ..io.errors import InputError, LoadError
-from ..io.manifest import LoadedManifest, load_manifest_bytes, read_manifest_bytes
+from ..io.read.manifest import LoadedManifest, load_manifest_bytes, read_manifest_bytes
 from ..model.taskset import MIN_OBSERVATIONS, TaskReferences, TaskSet
 from .catalog import TASKSET_RULES
 from .diagnostics import DOCS_BASE_URL, Diagnostic, pointer_text

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from rra_tools.io.source import parse_document
+from rra_tools.io.read.source import parse_document
 from tests.builder_repos import make_repo
 from tests.rra_cli import rra
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rra_tools.io.source import parse_document
+from rra_tools.io.read.source import parse_document
 from tests.builder_repos import git, make_repo
 from tests.rra_cli import rra
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rra_tools.io.source import parse_document
+from rra_tools.io.read.source import parse_document
 from tests.builder_repos import git
 from tests.rra_cli import rra
 

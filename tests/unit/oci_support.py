@@ -136,7 +136,7 @@ def build_layout(root: Path, layers: list[Layer], *, ref_name: str = "v1",
             row["dataset"] = layer.dataset
         table.append(row)
     if config_manifest is None:
-        from rra_tools.io.source import parse_document
+        from rra_tools.io.read.source import parse_document
 
         config_manifest = parse_document(MANIFEST_TEXT).data
     config = {"manifest_file": "rra.yaml", "manifest": config_manifest, "layers": table}

@@ -329,7 +329,7 @@ def test_value_bound_counts_each_value_once(tmp_path: Path) -> None:
     json_path = write(tmp_path / "rra.json", json.dumps(data))
     yaml_path = write(tmp_path / "rra.yaml", yaml_text)
     from rra_tools.io.errors import LoadError
-    from rra_tools.io.source import parse_document
+    from rra_tools.io.read.source import parse_document
 
     try:
         parsed = parse_document(yaml_text)  # the reader itself must accept it

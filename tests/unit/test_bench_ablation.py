@@ -24,7 +24,7 @@ from rra_tools.bench.ablation import (
 )
 from rra_tools.bench.taskset import with_conditions
 from rra_tools.io.artifact import load_artifact
-from rra_tools.io.manifest import load_manifest_bytes, read_manifest_bytes
+from rra_tools.io.read.manifest import load_manifest_bytes, read_manifest_bytes
 from rra_tools.model.taskset import condition_name, condition_parts
 from rra_tools.run.errors import ArtifactError
 

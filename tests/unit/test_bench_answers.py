@@ -15,7 +15,7 @@ from rra_tools.bench import BenchError, load_taskset, score_submissions
 from rra_tools.bench.scoring import score_value
 from rra_tools.bench.submissions import AnswerEntry, Entry, EvidencePaths, read_submission
 from rra_tools.intervals import acceptance_interval
-from rra_tools.io.manifest_view import CsvSpec, ExtractSpec, RegexSpec
+from rra_tools.model.manifest_view import CsvSpec, ExtractSpec, RegexSpec
 from rra_tools.run.extract import ExtractError, extract_answer
 
 FP = {"hardware": "x86_64", "software": "sh"}

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from rra_tools.bench.slurm import JobResources, SlurmOptions, launcher_resources, overridden
-from rra_tools.io.manifest_view import LauncherSpec, read_manifest
+from rra_tools.model.manifest_view import LauncherSpec, read_manifest
 from rra_tools.model.taskset import SlurmSettings, TaskSet
 
 

@@ -1,6 +1,6 @@
 """The targeted locator against the located reader: the same position wherever it answers.
 
-The locator (rra_tools/io/blocklocate.py) finds the position of one value of a document the
+The locator (rra_tools/io/read/blocklocate.py) finds the position of one value of a document the
 block reader read by looking along its pointer in the text; it may answer None (then
 ``SourceDocument.position`` re-reads the whole text with the located reader), never a different
 position. Checked here for every pointer to every node, and a few absent ones, of generated
@@ -23,9 +23,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rra_tools.io.blocklocate import BlockLocator
-from rra_tools.io.blockyaml import read_block_yaml
-from rra_tools.io.source import Position, SourceDocument, _YamlBuilder, parse_document
+from rra_tools.io.read.blocklocate import BlockLocator
+from rra_tools.io.read.blockyaml import read_block_yaml
+from rra_tools.io.read.source import Position, SourceDocument, _YamlBuilder, parse_document
 
 from tests.rra_cli import rra
 from .test_blockyaml import _emit, blocks, documents
@@ -295,7 +295,7 @@ def validate_counting_builds(manifest: Path, tmp_path: Path) -> tuple[str, int]:
     counts = tmp_path / "builds.txt"
     (spy / "sitecustomize.py").write_text(
         "import atexit, os\n"
-        "import rra_tools.io.source as source\n"
+        "import rra_tools.io.read.source as source\n"
         "calls = []\n"
         "original = source._YamlBuilder.build\n"
         "def build(self):\n"
@@ -320,7 +320,7 @@ if __name__ == "__main__":  # pragma: no cover
 def test_line_index_counts_as_splitting_does(lengths: list[int], picks: list[int]) -> None:
     # Lines of these lengths (long ones span the 16 KiB blocks of the tables); every offset asked
     # must get the line and column that splitting the text gives.
-    from rra_tools.io.lineindex import LineIndex
+    from rra_tools.io.read.lineindex import LineIndex
 
     text = "\n".join("x" * n for n in lengths)
     index = LineIndex(text)

@@ -1,6 +1,6 @@
 """The fast reader of plain block YAML against the located reader: same data wherever it reads.
 
-The fast reader (rra_tools/io/blockyaml.py) is only allowed to answer when it is certain; on
+The fast reader (rra_tools/io/read/blockyaml.py) is only allowed to answer when it is certain; on
 every document it accepts, the located reader must give the same data (same types: 1, 1.0
 and True differ), the same value count and no problems. It must also accept what manifests
 are made of, or it would not make anything faster.
@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rra_tools.io.blockyaml import read_block_yaml
+from rra_tools.io.read.blockyaml import read_block_yaml
 from rra_tools.io.errors import LoadError
-from rra_tools.io.manifest import load_manifest_bytes
-from rra_tools.io.source import parse_document
+from rra_tools.io.read.manifest import load_manifest_bytes
+from rra_tools.io.read.source import parse_document
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -272,7 +272,7 @@ def test_an_integer_too_long_to_convert_is_a_located_finding(text: str) -> None:
 def test_the_ascii_check_refuses_what_the_pattern_refuses() -> None:
     # An ASCII text is checked by deleting its safe bytes; every other text by _UNSAFE. Each
     # ASCII character alone, and inside a line, must get the pattern's answer.
-    from rra_tools.io.blockyaml import _UNSAFE, _unsafe
+    from rra_tools.io.read.blockyaml import _UNSAFE, _unsafe
 
     for code in range(128):
         for text in (chr(code), f"a: b{chr(code)}c\nd: e\n"):
@@ -283,14 +283,14 @@ def test_the_ascii_check_refuses_what_the_pattern_refuses() -> None:
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=0x7F)))
 def test_the_ascii_check_on_any_ascii_text(text: str) -> None:
-    from rra_tools.io.blockyaml import _UNSAFE, _unsafe
+    from rra_tools.io.read.blockyaml import _UNSAFE, _unsafe
 
     assert _unsafe(text) == (_UNSAFE.search(text) is not None)
 
 
 def test_repeated_flow_sequences_are_separate_lists() -> None:
     # Each distinct flow sequence is read once; every place it is written gets a list of its own.
-    from rra_tools.io.blockyaml import _FLOW_MEMO
+    from rra_tools.io.read.blockyaml import _FLOW_MEMO
 
     text = "".join(f"k{i}: [0, {i % 3}, x]\n" for i in range(10)) + \
         "".join(f"m{i}: [{i}]\n" for i in range(_FLOW_MEMO + 10))
@@ -306,7 +306,7 @@ def test_repeated_flow_sequences_are_separate_lists() -> None:
 
 
 def _read_in_chunks(text: str, chunk: int) -> Any:
-    import rra_tools.io.blockyaml as blockyaml
+    import rra_tools.io.read.blockyaml as blockyaml
 
     default = blockyaml._CHUNK
     blockyaml._CHUNK = chunk
@@ -349,7 +349,7 @@ def test_chunks_over_the_repository_and_a_long_document() -> None:
         except UnicodeDecodeError:
             continue
     # Longer than one default chunk, with a flow sequence over lines near its end.
-    from rra_tools.io.blockyaml import _CHUNK
+    from rra_tools.io.read.blockyaml import _CHUNK
 
     items = "".join(f"- id: item-{i}\n  seeds: [0, 1]\n  note: \"n {i}\"\n" for i in range(_CHUNK // 20))
     text = f"items:\n{items}tail: [a,\n  b]\n"

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from rra_tools.io.blockyaml import read_block_yaml
+from rra_tools.io.read.blockyaml import read_block_yaml
 from rra_tools.io.errors import LoadError
 from rra_tools.io.limits import MAX_DEPTH, MAX_NODES
-from rra_tools.io.manifest import load_manifest_bytes
-from rra_tools.io.source import parse_document
+from rra_tools.io.read.manifest import load_manifest_bytes
+from rra_tools.io.read.source import parse_document
 
 
 def _mappings(depth: int) -> str:

@@ -1,4 +1,4 @@
-"""The bounded TOML reader (rra_tools/io/bounded_toml.py): within bounds it is tomllib; beyond
+"""The bounded TOML reader (rra_tools/io/read/bounded_toml.py): within bounds it is tomllib; beyond
 them, or too deep for tomllib's recursion, a TOMLDecodeError rather than a RecursionError."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import tomllib
 import pytest
 
 from rra_tools.env.locks import LockError, parse_pylock
-from rra_tools.io import bounded_toml
+from rra_tools.io.read import bounded_toml
 
 
 def test_what_tomllib_reads_it_reads() -> None:

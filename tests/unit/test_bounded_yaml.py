@@ -1,4 +1,4 @@
-"""YAML rra did not write is read within the one loader's bounds (rra_tools/io/bounded_yaml.py):
+"""YAML rra did not write is read within the one loader's bounds (rra_tools/io/read/bounded_yaml.py):
 the round-trip edits of a manifest (builder/manifest_edit.py, env/artifact.py) check the text
 before ruamel reads it, and a billion laughs or 100,000-deep nesting is an error naming the file."""
 
@@ -12,7 +12,7 @@ import pytest
 from rra_tools.builder.manifest_edit import EditError, edit_manifest
 from rra_tools.env.artifact import update_lock_block
 from rra_tools.io.artifact import ArtifactError
-from rra_tools.io.bounded_yaml import YamlBoundsError, check_yaml, load_yaml
+from rra_tools.io.read.bounded_yaml import YamlBoundsError, check_yaml, load_yaml
 
 LAUGHS = "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
     f"a{level}: &a{level} [{', '.join([f'*a{level - 1}'] * 10)}]\n" for level in range(1, 9))

@@ -7,7 +7,7 @@ import pytest
 from rra_tools.builder.detect.license import match_license
 from rra_tools.builder.detect.repo import GitError, parse_upstream_option
 from rra_tools.builder.yamltext import to_yaml
-from rra_tools.io.source import parse_document
+from rra_tools.io.read.source import parse_document
 
 _GPL = "GNU GENERAL PUBLIC LICENSE\n   Version 3, 29 June 2007\n"
 _BSD2 = ("Redistribution and use in source and binary forms, with or without modification, are permitted "

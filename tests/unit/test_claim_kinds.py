@@ -14,7 +14,7 @@ import pytest
 
 from rra_tools.answers import (AnswerError, AnswerInterval, answer_mismatch, answers_match, normalise_text,
                                parse_answer, split_elements)
-from rra_tools.io.manifest_view import read_manifest
+from rra_tools.model.manifest_view import read_manifest
 from rra_tools.model.claims import Claim
 from rra_tools.validate import validate_bytes, validate_path
 from tests.unit.test_rules import base, write

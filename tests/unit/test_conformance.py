@@ -29,7 +29,7 @@ SCHEMA = ROOT / "schemas" / "rra-manifest-1.0.schema.json"
 def test_suite_files_validate_against_their_schema() -> None:
     from jsonschema import Draft202012Validator
 
-    from rra_tools.io.source import parse_document
+    from rra_tools.io.read.source import parse_document
 
     validator = Draft202012Validator(json.loads((ROOT / "schemas" / "rra-conformance-1.0.schema.json").read_text()))
     for path in sorted((SUITE / "cases").glob("*.yaml")):

@@ -42,7 +42,7 @@ from rra_tools.conformance import load_suite, materialise, suite_path
 from rra_tools.io.digest import DigestPool
 from rra_tools.io.errors import LoadError
 from rra_tools.io.paths import PathIssue, RootResolver, lexical_issue
-from rra_tools.io.source import decode_text, parse_document
+from rra_tools.io.read.source import decode_text, parse_document
 from rra_tools.validate.api import find_manifest
 from rra_tools.validate.context import Context, Finding, Pointer, strings
 from rra_tools.io.limits import INT_MAX, INT_MIN, out_of_range_integers, out_of_range_message

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from rra_tools import SPEC_VERSION
 from rra_tools.cli.main import cli
-from rra_tools.io.source import parse_document
+from rra_tools.io.read.source import parse_document
 from tests.rra_cli import rra
 
 

@@ -1,7 +1,7 @@
 """The JSON locator against today's full re-read: the same position wherever it answers.
 
 ``SourceDocument.position`` of a document read by the JSON decoder asks the locator
-(rra_tools/io/jsonlocate.py) first; the locator may answer None (then the whole text is
+(rra_tools/io/read/jsonlocate.py) first; the locator may answer None (then the whole text is
 re-read by the located YAML reader, as before), never something else. Checked for every
 pointer to every node, and absent ones, of generated JSON in several layouts, of every JSON file
 of the repository and of hand-written texts near the locator's refusals.
@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rra_tools.io.errors import LoadError
-from rra_tools.io.jsonlocate import JsonLocator
-from rra_tools.io.source import Position, SourceDocument, parse_document
+from rra_tools.io.read.jsonlocate import JsonLocator
+from rra_tools.io.read.source import Position, SourceDocument, parse_document
 
 from .test_blocklocate import pointers, validate_counting_builds
 

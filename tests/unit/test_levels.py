@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from rra_tools.conformance import suite_path
-from rra_tools.io.source import parse_document
+from rra_tools.io.read.source import parse_document
 from rra_tools.validate.api import validate_path
 from rra_tools.validate.context import Context
 from rra_tools.validate.rules import levels

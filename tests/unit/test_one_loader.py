@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "rra_tools"
 #: of conda-lock files (with line numbers of their own); the builder's round-trip editor that adds
 #: change records, discrepancies and observations. All but the first read text rra did not
 #: write, so each checks it with the bounded loader first (issue 24: billion laughs).
-RUAMEL_ALLOWED = {"io/source.py", "env/artifact.py", "env/locks.py", "builder/manifest_edit.py"}
+RUAMEL_ALLOWED = {"io/read/source.py", "env/artifact.py", "env/locks.py", "builder/manifest_edit.py"}
 
 
 @cache
@@ -46,8 +46,8 @@ def test_one_atomic_write() -> None:
 
 def test_one_manifest_loader() -> None:
     loaders = _defined(ast.FunctionDef, lambda n: n in ("load_manifest", "load_manifest_bytes", "parse_document"))
-    assert sorted(loaders) == ["io/manifest.py:load_manifest", "io/manifest.py:load_manifest_bytes",
-                               "io/source.py:parse_document"]
+    assert sorted(loaders) == ["io/read/manifest.py:load_manifest", "io/read/manifest.py:load_manifest_bytes",
+                               "io/read/source.py:parse_document"]
     importers = set()
     for rel, tree in _modules().items():
         for node in ast.walk(tree):
@@ -57,15 +57,15 @@ def test_one_manifest_loader() -> None:
                 importers.add(rel)
     assert importers <= RUAMEL_ALLOWED, sorted(importers - RUAMEL_ALLOWED)
     # Every round-trip reader of another file checks the text within the loader's bounds first.
-    unchecked = [rel for rel in sorted(importers - {"io/source.py"})
+    unchecked = [rel for rel in sorted(importers - {"io/read/source.py"})
                  if not any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "check_yaml"
                             for node in ast.walk(_modules()[rel]))]
     assert unchecked == [], unchecked
-    # Outside io/, nobody parses documents with the reader itself: they go through io.manifest.
+    # Outside io/, nobody parses documents with the reader itself: they go through io.read.manifest.
     users = set()
     for rel, tree in _modules().items():
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.endswith("io.source") \
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.endswith("io.read.source") \
                     and any(a.name in ("parse_document", "decode_text") for a in node.names):
                 users.add(rel)
     assert not {u for u in users if not u.startswith("io/")}, sorted(users)
@@ -78,7 +78,7 @@ def test_the_loader_reads_without_cyclic_collections() -> None:
     import gc
     import json
 
-    from rra_tools.io.manifest import load_manifest_bytes
+    from rra_tools.io.read.manifest import load_manifest_bytes
 
     raw = json.dumps({"rra_version": "1.0", "x-values": [{"a": [i]} for i in range(50_000)]}).encode()
     raw_yaml = b"a:\n" + b"".join(b"- b: [%d]\n" % i for i in range(50_000))

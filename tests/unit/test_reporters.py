@@ -500,7 +500,7 @@ def test_render_dispatches_every_format() -> None:
 
 def test_a_long_source_line_is_quoted_as_a_window_around_the_finding(tmp_path: Path) -> None:
     # A minified JSON manifest is one line; quoting all of it would print megabytes.
-    from rra_tools.io.source import parse_document
+    from rra_tools.io.read.source import parse_document
     from rra_tools.validate import validate_path
     from rra_tools.validate.reporters.text import QUOTE_WIDTH
 

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from rra_tools.io.scalars import MAX_DECIMAL_DIGITS
-from rra_tools.io.source import decode_text, parse_document
+from rra_tools.io.read.scalars import MAX_DECIMAL_DIGITS
+from rra_tools.io.read.source import decode_text, parse_document
 from rra_tools.model.regex import compile_pattern, subset_problem
 from rra_tools.run.extract import ExtractError, extract_value
 from rra_tools.run.records import REDACTED, StreamRedactor, redact_values
-from rra_tools.io.manifest_view import ExtractSpec, RegexSpec
+from rra_tools.model.manifest_view import ExtractSpec, RegexSpec
 from rra_tools.validate import validate_bytes, validate_path
 from tests.unit.test_rules import OBS, base, write
 

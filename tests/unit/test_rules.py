@@ -259,7 +259,7 @@ def test_time_budget_stops_validation_and_never_reports_clean(tmp_path: Path) ->
 
 def test_results_and_levels_share_the_run_record_reader(tmp_path: Path) -> None:
     # NaN is not JSON: both the validator's levels and `rra results` must refuse the record.
-    from rra_tools.io.run_records import read_run_record
+    from rra_tools.io.read.run_records import read_run_record
 
     record = tmp_path / "r.json"
     record.write_text('{"launcher": "train", "exit_status": 0, "status": "completed", "metrics": {"acc": NaN}}')

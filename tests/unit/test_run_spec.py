@@ -1,4 +1,4 @@
-"""The run path's plain view of a manifest (rra_tools.io.manifest_view) reads every document exactly as
+"""The run path's plain view of a manifest (rra_tools.model.manifest_view) reads every document exactly as
 the pydantic models do: same attribute names, same values, same defaults."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import pytest
 
 from rra_tools.conformance import load_suite, materialise, suite_path
 from rra_tools.io.errors import LoadError
-from rra_tools.io.source import decode_text, parse_document
+from rra_tools.io.read.source import decode_text, parse_document
 from rra_tools.model.manifest import Manifest
-from rra_tools.io.manifest_view import read_manifest
+from rra_tools.model.manifest_view import read_manifest
 from rra_tools.validate.api import find_manifest, validate_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +27,7 @@ VALID_CASES = [c for c in load_suite(SUITE) if not c.case.expect.codes]
 
 def same(view: Any, model: Any, where: str = "manifest") -> None:
     """Every field of the dataclass ``view`` equals the model's attribute of that name."""
-    if hasattr(view, "_fields"):  # a NamedTuple of rra_tools.io.manifest_view
+    if hasattr(view, "_fields"):  # a NamedTuple of rra_tools.model.manifest_view
         for name in view._fields:
             same(getattr(view, name), getattr(model, name), f"{where}.{name}")
     elif isinstance(view, list):
@@ -109,7 +109,7 @@ def test_plain_view_defaults_are_the_models() -> None:
     from pydantic import BaseModel
     from pydantic_core import PydanticUndefined
 
-    from rra_tools.io import manifest_view as spec
+    from rra_tools.model import manifest_view as spec
     from rra_tools.model.view_source import VIEW
 
     for name, model, fields in VIEW():
@@ -140,13 +140,13 @@ def test_generate_check_fails_when_the_run_view_drifts(tmp_path: Path) -> None:
     assert "gpus: int = Field(default=0," in text
     launchers.write_text(text.replace("gpus: int = Field(default=0,", "gpus: int = Field(default=2,"), encoding="utf-8")
     proc = _generate(copy, "--check")
-    assert proc.returncode == 1 and "stale: rra_tools/io/manifest_view.py" in proc.stdout.splitlines(), proc.stdout
+    assert proc.returncode == 1 and "stale: rra_tools/model/manifest_view.py" in proc.stdout.splitlines(), proc.stdout
     assert _generate(copy).returncode == 0
-    generated = copy / "rra_tools" / "io" / "manifest_view.py"
+    generated = copy / "rra_tools" / "model" / "manifest_view.py"
     assert "    gpus: int = 2\n" in generated.read_text(encoding="utf-8")
     assert _generate(copy, "--check").returncode == 0
     # A hand edit of the generated module is drift too.
     edited = generated.read_text(encoding="utf-8").replace('run_records: str = "runs"', 'run_records: str = "records"')
     generated.write_text(edited, encoding="utf-8")
     proc = _generate(copy, "--check")
-    assert proc.returncode == 1 and proc.stdout.splitlines()[0] == "stale: rra_tools/io/manifest_view.py", proc.stdout
+    assert proc.returncode == 1 and proc.stdout.splitlines()[0] == "stale: rra_tools/model/manifest_view.py", proc.stdout

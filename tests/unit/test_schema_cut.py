@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rra_tools.io.source import parse_document
+from rra_tools.io.read.source import parse_document
 from rra_tools.validate import schema_layer
 from rra_tools.validate.schema_layer import check_schema
 

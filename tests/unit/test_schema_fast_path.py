@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from rra_tools.conformance import load_suite, materialise, suite_path
 from rra_tools.io.errors import LoadError
-from rra_tools.io.source import decode_text, parse_document
+from rra_tools.io.read.source import decode_text, parse_document
 from rra_tools.validate.api import find_manifest, validate_path
 from rra_tools.io.schemas import compiled_is_valid
 from rra_tools.validate.schema_layer import FAST_PATH_MIN_VALUES, _ecma_regex, _validator, manifest_schema

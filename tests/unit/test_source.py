@@ -7,7 +7,7 @@ import math
 import pytest
 
 from rra_tools.io.errors import LoadError
-from rra_tools.io.source import Position, decode_text, parse_document
+from rra_tools.io.read.source import Position, decode_text, parse_document
 
 
 def problem(text: str) -> tuple[str, str, int | None, int | None]:

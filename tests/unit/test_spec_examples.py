@@ -31,7 +31,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from rra_tools import SPEC_VERSION
-from rra_tools.io.source import parse_document
+from rra_tools.io.read.source import parse_document
 from rra_tools.validate import validate_bytes
 from rra_tools.validate.catalog import RULES
 

@@ -7,7 +7,7 @@ Three checks skip work on documents that cannot hold a finding:
 - RRA214 (placeholder text) is ruled out by one substring search of the source text when the
   text holds no placeholder word and no backslash (``Context.may_contain``);
 - JSON integers are read by Python's own ``int`` (the decoder's fast path) where it agrees
-  with :func:`rra_tools.io.scalars.to_int`;
+  with :func:`rra_tools.io.read.scalars.to_int`;
 - the compiled schema pre-check (jsonschema-rs) is trusted only for documents without an
   integer beyond 64 bits, which it reads as a float and accepts (``has_out_of_range_integer``),
   and is asked about small documents too once it is loaded (``rra run``'s check);
@@ -35,8 +35,8 @@ from hypothesis import strategies as st
 
 from rra_tools.conformance import load_suite, materialise, suite_path
 from rra_tools.io.errors import LoadError
-from rra_tools.io.scalars import MAX_DECIMAL_DIGITS
-from rra_tools.io.source import decode_text, parse_document
+from rra_tools.io.read.scalars import MAX_DECIMAL_DIGITS
+from rra_tools.io.read.source import decode_text, parse_document
 from rra_tools.validate.api import find_manifest
 from rra_tools.validate.context import Context, Finding, Pointer
 from rra_tools.validate.rules.unfinished import unfinished_values

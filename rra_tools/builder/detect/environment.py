@@ -35,7 +35,7 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from ...io import bounded_toml
+from ...io.read import bounded_toml
 from .findings import Finding
 from .repo import RawRepo
 from .yamlfile import YamlFile, read_yaml
@@ -101,7 +101,7 @@ def _line_of(text: str, needle: str) -> int | None:
 
 def read_toml(repo: RawRepo, name: str, problems: list[Finding]) -> dict[str, Any] | None:
     """The parsed TOML file ``name``, or None when it is absent or not valid TOML within the
-    bounds (:mod:`rra_tools.io.bounded_toml`); an invalid file is reported once in ``problems``
+    bounds (:mod:`rra_tools.io.read.bounded_toml`); an invalid file is reported once in ``problems``
     (detection goes on without it) rather than raised."""
     text = repo.text(name)
     if text is None:

@@ -19,7 +19,7 @@ import re
 import tomllib
 from typing import Any
 
-from ...io import bounded_toml
+from ...io.read import bounded_toml
 from .findings import Finding
 from .repo import RawRepo
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...io.errors import LoadError
-from ...io.manifest import LoadedManifest, load_manifest_bytes
+from ...io.read.manifest import LoadedManifest, load_manifest_bytes
 from .findings import Finding
 from .repo import RawRepo
 

@@ -9,7 +9,7 @@ from typing import Any
 from ...answers import AnswerError, answer_mismatch, parse_answer
 from ...intervals import aggregate
 from ...io.paths import resolve_inside
-from ...io.run_records import is_successful, read_run_record
+from ...io.read.run_records import is_successful, read_run_record
 from ..context import Context, Finding
 from . import check
 from ._numbers import as_number

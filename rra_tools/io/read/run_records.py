@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .limits import MAX_MANIFEST_BYTES
+from ..limits import MAX_MANIFEST_BYTES
 
 __all__ = ["is_successful", "read_run_record"]
 

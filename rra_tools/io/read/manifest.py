@@ -1,15 +1,15 @@
 """The one manifest loader: every command reads ``rra.yaml`` / ``rra.json`` through here.
 
 It finds the manifest of an artifact directory, reads its bytes under the size cap, decodes and
-parses them within the bounds of :mod:`.limits` (nesting depth, expanded alias size, value
+parses them within the bounds of :mod:`..limits` (nesting depth, expanded alias size, value
 count), and returns the data with what reading found (duplicate keys), the text, source
 positions and the manifest digest. Positions cost time on large documents and only findings
 need them, so they are computed on the first :meth:`LoadedManifest.position` call unless asked
 for up front (``located=True``).
 
-Errors: :class:`~.errors.InputError` when there is nothing to read (missing path, a directory
-without a manifest, a FIFO, an unreadable file); :class:`~.errors.LoadError` with one located
-:class:`~.errors.Problem` when the bytes are not a manifest document (over the size cap, not
+Errors: :class:`~..errors.InputError` when there is nothing to read (missing path, a directory
+without a manifest, a FIFO, an unreadable file); :class:`~..errors.LoadError` with one located
+:class:`~..errors.Problem` when the bytes are not a manifest document (over the size cap, not
 UTF-8, a YAML syntax error, over a bound). Callers turn them into diagnostics (``validate``) or
 typed errors of their own layer.
 
@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import InputError, LoadError, Problem
-from .limits import MAX_MANIFEST_BYTES
-from .paths import MANIFEST_NAMES
+from ..errors import InputError, LoadError, Problem
+from ..limits import MAX_MANIFEST_BYTES
+from ..paths import MANIFEST_NAMES
 
 if TYPE_CHECKING:
     # The readers are imported when a document is parsed: `rra run` finds most manifests in
@@ -102,7 +102,7 @@ class LoadedManifest:
 
 def manifest_digest(data: Any) -> str:
     """Hex SHA-256 of the canonical JSON of manifest ``data`` (ValueError for NaN or Infinity)."""
-    from .canonical import canonical_json
+    from ..canonical import canonical_json
 
     return hashlib.sha256(canonical_json(data)).hexdigest()
 

@@ -1,7 +1,7 @@
 """Parse YAML or JSON manifests into plain data while remembering where every value came from.
 
 YAML is read as a stream of parser events (libyaml through ruamel.yaml when its C extension is
-installed) and assembled here without recursion, so the bounds in :mod:`.limits` are checked
+installed) and assembled here without recursion, so the bounds in :mod:`..limits` are checked
 while building: nesting depth, expanded alias size, duplicate keys and unsupported tags are
 reported with their line and column instead of exhausting memory or the stack. Scalars are
 resolved by the YAML 1.2 core schema: ``yes`` is a string, ``2024-01-01`` is a string.
@@ -14,8 +14,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import LoadError, Problem
-from .limits import MAX_DEPTH, MAX_NODES
+from ..errors import LoadError, Problem
+from ..limits import MAX_DEPTH, MAX_NODES
 from .scalars import BOOL, FLOAT, INT, MAX_DECIMAL_DIGITS, NULL, resolve_plain, to_float, to_int
 
 __all__ = ["Position", "SourceDocument", "decode_text", "parse_document"]

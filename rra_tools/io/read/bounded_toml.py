@@ -14,7 +14,7 @@ import re
 import tomllib
 from typing import Any
 
-from .limits import MAX_DEPTH, MAX_MANIFEST_BYTES
+from ..limits import MAX_DEPTH, MAX_MANIFEST_BYTES
 
 __all__ = ["MAX_TOML_BYTES", "MAX_TOML_DEPTH", "loads"]
 

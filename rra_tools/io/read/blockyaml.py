@@ -11,10 +11,10 @@ and **gives up** (returns None) on anything else: anchors, aliases, tags, block 
 multi-line scalars, flow mappings, tabs, control or line-separator characters, duplicate keys,
 empty quoted keys, unusual indentation, nesting near the depth limit, documents near the value
 limit. The caller then uses the located reader, which handles all of
-YAML 1.2 within the bounds of :mod:`.limits` and reports every error with its position.
+YAML 1.2 within the bounds of :mod:`..limits` and reports every error with its position.
 
 It also leaves to the located reader every integer outside the 64-bit range a manifest may
-carry (:mod:`.limits`), so a document it reads holds none (``SourceDocument.integers_in_range``).
+carry (:mod:`..limits`), so a document it reads holds none (``SourceDocument.integers_in_range``).
 
 So this reader never decides that a document is wrong, and for every document it accepts it
 returns the same data as the located reader (scalars resolved by the same functions);
@@ -43,8 +43,8 @@ import re
 from operator import length_hint
 from typing import Any
 
-from ..errors import RRAError
-from .limits import INT_MAX, INT_MIN, MAX_DEPTH, MAX_NODES
+from ...errors import RRAError
+from ..limits import INT_MAX, INT_MIN, MAX_DEPTH, MAX_NODES
 from .scalars import resolve_plain as _resolve_plain
 
 __all__ = ["read_block_yaml"]

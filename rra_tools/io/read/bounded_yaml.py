@@ -1,7 +1,7 @@
 """YAML rra did not write (a conda ``environment.yml``, a ``conda-lock.yml``, an artifact's
 manifest before an edit) is read within the bounds of the one document loader.
 
-The manifest loader (:func:`rra_tools.io.manifest.load_manifest_bytes`) counts every value an
+The manifest loader (:func:`rra_tools.io.read.manifest.load_manifest_bytes`) counts every value an
 alias expands to (at most :data:`~rra_tools.io.limits.MAX_NODES`: a "billion laughs" of a few
 hundred bytes stops there), nests at most :data:`~rra_tools.io.limits.MAX_DEPTH` deep and reads at
 most :data:`~rra_tools.io.limits.MAX_MANIFEST_BYTES`. :func:`load_yaml` gives its data (aliases
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ExitStatus, RRAError
-from .errors import LoadError
+from ...errors import ExitStatus, RRAError
+from ..errors import LoadError
 from .manifest import load_manifest_bytes
 
 __all__ = ["YamlBoundsError", "check_yaml", "load_yaml"]
