@@ -55,8 +55,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="3 runs instead of 5")
     args = parser.parse_args()
     runs = 3 if args.quick else 5
-    from rra_tools.bench.report import _Bootstrapper, cells_of, load_results
-    from rra_tools.bench.report_factorial import factorial_analyses
+    from rra_tools.bench.report.build import _Bootstrapper, cells_of, load_results
+    from rra_tools.bench.report.factorial import factorial_analyses
     from rra_tools.model.taskset import condition_name
     from tests.bench_synthetic import synthetic_results
 

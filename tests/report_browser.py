@@ -13,7 +13,7 @@ CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 
 #: For each <figure>: [id, has an <svg>, data marks with a box, sentences, overlapping text
 #: pairs, text outside the svg, svg width, svg height]. Data marks are the elements whose id
-#: report_plots gives them (<plot>-data-<n>); two boxes overlap when they share more than half a
+#: report/plots.py gives them (<plot>-data-<n>); two boxes overlap when they share more than half a
 #: pixel each way.
 LAYOUT_JS = """
 const out = [];

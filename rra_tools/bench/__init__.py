@@ -9,8 +9,9 @@ acceptance intervals of their reference observations.
   the refined artifact without some of its parts (:mod:`.ablation`);
 - :mod:`.submissions`, :mod:`.scoring`, :mod:`.score`: reading, scoring and auditing submissions;
 - :mod:`.audit`: the auditor (finder, then refuter);
-- :mod:`.report`: ``rra bench report``'s figures, with the factorial analysis of ablations in
-  :mod:`.report_factorial`.
+- :mod:`.report` (a subpackage): ``rra bench report``'s figures (:mod:`.report.build`), with the
+  factorial analysis of ablations in :mod:`.report.factorial`, the full cost in
+  :mod:`.report.cost`, the plots and the pages.
 """
 
 from __future__ import annotations

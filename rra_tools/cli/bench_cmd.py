@@ -419,7 +419,7 @@ def report_command(results: str, output: str | None, seed: int, resamples: int, 
     """
     from pathlib import Path
 
-    from ..bench.report import write_report
+    from ..bench.report.build import write_report
     from ..model.bench_cost import CostPrices
 
     path = Path(results)

@@ -78,7 +78,7 @@ def audit_eval_command(labels: str, results: str | None, output: str | None) -> 
 
     from ..bench.audit_eval import evaluate_audit, load_labels
     from ..bench.errors import BenchError
-    from ..bench.report import load_results
+    from ..bench.report.build import load_results
     from ..io.atomic import write_atomic
 
     path = Path(labels)

@@ -188,7 +188,7 @@ def test_concurrent_gpu_cells_get_distinct_devices(tmp_path: Path) -> None:
                sum(1 for w in seen if w[0] == "end" and float(w[3]) <= t) for t in (float(w[3]) for w in seen)) == 2
     assert "started on GPU 0" in done.stderr and "started on GPU 1" in done.stderr
     # GPU-hours of the full cost: each attempt's wall time x the one GPU its launcher was given.
-    from rra_tools.bench.report import cells_of
+    from rra_tools.bench.report.build import cells_of
 
     data = json.loads((tmp_path / "out" / "results.json").read_text())
     assert {t["gpus"] for t in data["tasks"]} == {1}

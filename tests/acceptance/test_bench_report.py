@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from rra_tools.bench.report_plots import PLOTS
+from rra_tools.bench.report.plots import PLOTS
 from rra_tools.model.schema import generated_schemas
 
 from ..bench_synthetic import synthetic_results

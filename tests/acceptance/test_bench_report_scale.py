@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from rra_tools.bench.report import write_report
-from rra_tools.bench.report_plots import PLOTS
+from rra_tools.bench.report.build import write_report
+from rra_tools.bench.report.plots import PLOTS
 
 from ..bench_synthetic import synthetic_results
 from ..report_browser import browser, ink, layout, layout_problems, screenshot

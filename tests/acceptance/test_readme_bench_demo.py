@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from rra_tools.bench.report_plots import PLOTS
+from rra_tools.bench.report.plots import PLOTS
 
 from ..report_browser import browser as _browser
 from ..report_browser import layout, layout_problems

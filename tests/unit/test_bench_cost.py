@@ -1,4 +1,4 @@
-"""The full cost and break-even of ``rra bench report`` (rra_tools.bench.cost) against hand
+"""The full cost and break-even of ``rra bench report`` (rra_tools.bench.report.cost) against hand
 counts: construction from the builder's records, the reproducers' stated cost, GPU-hours measured
 or reported, the auditor's CPU time, human review time, and every undefined case in words."""
 
@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from rra_tools.bench.construction import construction_of
-from rra_tools.bench.cost import DEFAULT_PRICES, load_review_time
+from rra_tools.bench.report.cost import DEFAULT_PRICES, load_review_time
 from rra_tools.bench.errors import BenchError
-from rra_tools.bench.report import build_report
+from rra_tools.bench.report.build import build_report
 from rra_tools.builder.build import STATE_PATH, StepRecord
 from rra_tools.model.bench_cost import CostPrices, ReviewTime
 

@@ -1,4 +1,4 @@
-"""The factorial analysis of ``rra bench report`` (rra_tools.bench.report_factorial) against hand
+"""The factorial analysis of ``rra bench report`` (rra_tools.bench.report.factorial) against hand
 computations: main effects and interactions of a full 2^k design, a one-at-a-time design, the
 paper-clustered bootstrap intervals, and results without ablations."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rra_tools.bench.report import build_report
+from rra_tools.bench.report.build import build_report
 from rra_tools.model.taskset import condition_name
 
 from .test_bench_report import HAND, _results
@@ -117,8 +117,8 @@ def test_no_ablation_no_analysis() -> None:
 
 
 def test_markdown_and_page_show_the_effects() -> None:
-    from rra_tools.bench.report_plots import Plot
-    from rra_tools.bench.report_render import render_html, render_markdown
+    from rra_tools.bench.report.plots import Plot
+    from rra_tools.bench.report.render import render_html, render_markdown
 
     rates = {(): 4, ("guide",): 3, ("lock",): 4, ("lock", "guide"): 1}
     report = build_report(_results(_cells(rates)), "r.json")

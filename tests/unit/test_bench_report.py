@@ -1,4 +1,4 @@
-"""The figures of ``rra bench report`` (rra_tools.bench.report) against hand counts: rates over
+"""The figures of ``rra bench report`` (rra_tools.bench.report.build) against hand counts: rates over
 every cell, the paper-clustered bootstrap, paired differences, spreads, re-execution results."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from rra_tools.bench.report import build_report, cells_of
+from rra_tools.bench.report.build import build_report, cells_of
 
 from ..bench_synthetic import synthetic_results
 

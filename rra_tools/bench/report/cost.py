@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..model.bench_cost import (
+from ...model.bench_cost import (
     ArtifactCost,
     BreakEven,
     ConditionCost,
@@ -34,7 +34,7 @@ from ..model.bench_cost import (
     ReviewStage,
     ReviewTime,
 )
-from .errors import BenchError
+from ..errors import BenchError
 
 __all__ = ["DEFAULT_PRICES", "full_cost", "load_review_time"]
 
@@ -50,7 +50,7 @@ def load_review_time(path: Path) -> ReviewTime:
     """The review-time file at ``path`` (YAML or JSON), checked against its model."""
     from pydantic import ValidationError
 
-    from .taskset import read_document
+    from ..taskset import read_document
 
     data = read_document(path, "review-time file")
     try:
@@ -63,7 +63,7 @@ def load_review_time(path: Path) -> ReviewTime:
 
 
 class _Cell(Protocol):
-    """What the cost needs of a report cell (``rra_tools.bench.report.ReportCell``)."""
+    """What the cost needs of a report cell (``rra_tools.bench.report.build.ReportCell``)."""
 
     task: str
     condition: str

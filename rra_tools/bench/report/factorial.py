@@ -12,7 +12,7 @@ part's effect is ``refined`` minus ``refined`` without it, and a pair's interact
 difference of one part's effect with and without the other, where those four conditions exist.
 
 Every effect is a linear contrast of the conditions' rates, so the bootstrap
-(:meth:`~rra_tools.bench.report._Bootstrapper.contrasts`) draws the resampled papers once for
+(:meth:`~rra_tools.bench.report.build._Bootstrapper.contrasts`) draws the resampled papers once for
 all of them. This module imports numpy only through that bootstrapper.
 """
 
@@ -23,8 +23,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from ..model.bench_report import Effect, Factorial, FactorialCondition, Rate
-from ..model.taskset import PARTS, condition_parts
+from ...model.bench_report import Effect, Factorial, FactorialCondition, Rate
+from ...model.taskset import PARTS, condition_parts
 
 __all__ = ["factorial_analyses"]
 
@@ -109,7 +109,7 @@ def _analysis(cells: Sequence[_Cell], boot: _Contrasts, reproducer: str | None) 
     estimates = boot.contrasts(successes, totals, weights) if weights else []
     missing = []
     if not full:
-        from ..model.taskset import condition_name
+        from ...model.taskset import condition_name
 
         for size in range(len(factors) + 1):
             for combo in itertools.combinations(factors, size):

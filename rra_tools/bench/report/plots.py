@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model.bench_report import BenchReport, Rate
+from ...model.bench_report import BenchReport, Rate
 
 __all__ = ["PLOTS", "Plot", "render_plots"]
 

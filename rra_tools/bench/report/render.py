@@ -18,10 +18,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from ..model.bench_report import BenchReport, Finding, GroupRate, Rate
+from ...model.bench_report import BenchReport, Finding, GroupRate, Rate
 
 if TYPE_CHECKING:
-    from .report_plots import Plot
+    from .plots import Plot
 
 __all__ = ["render_html", "render_markdown"]
 
@@ -84,7 +84,7 @@ def _tables(report: BenchReport) -> list[tuple[str, list[str], list[list[str]]]]
                    [[f.cell, f.kind, f.detail, "; ".join(f.evidence)] for f in report.findings if f.confirmed]
                    or [["none", "", "", ""]]))
     if report.full_cost is not None:
-        from .report_cost import cost_tables
+        from .cost_tables import cost_tables
 
         tables.extend(cost_tables(report.full_cost))
     return tables

@@ -20,8 +20,8 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from ..model.bench_cost import CostPrices, ReviewTime
-from ..model.bench_report import (
+from ...model.bench_cost import CostPrices, ReviewTime
+from ...model.bench_report import (
     BenchReport,
     Bootstrap,
     CostTime,
@@ -34,9 +34,9 @@ from ..model.bench_report import (
     ReproducerSpread,
     TaskDifference,
 )
-from .audit_eval import wilson
-from .errors import BenchError
-from .report_factorial import factorial_analyses
+from ..audit_eval import wilson
+from ..errors import BenchError
+from .factorial import factorial_analyses
 
 __all__ = ["REEXECUTION", "ReportCell", "build_report", "cells_of", "load_results", "write_report"]
 
@@ -78,7 +78,7 @@ def load_results(path: Path) -> dict[str, Any]:
     """The results file at ``path`` as JSON data, checked against the results model."""
     from pydantic import ValidationError
 
-    from ..model.bench_results import BenchResults
+    from ...model.bench_results import BenchResults
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -373,9 +373,9 @@ def write_report(results: Path, out: Path, *, seed: int = 0, resamples: int = 20
     and the files written."""
     from .cost import load_review_time
 
-    from ..io.atomic import write_atomic
-    from .report_plots import PLOTS, render_plots
-    from .report_render import render_html, render_markdown
+    from ...io.atomic import write_atomic
+    from .plots import PLOTS, render_plots
+    from .render import render_html, render_markdown
 
     review = load_review_time(review_time) if review_time is not None else None
     report = build_report(load_results(results), str(results), seed=seed, resamples=resamples, prices=prices,

@@ -1,10 +1,10 @@
 """The full-cost tables of a benchmark report (:class:`~rra_tools.model.bench_cost.FullCost`),
-as (title, header, rows) for both renderings of :mod:`.report_render`: the cost per condition,
+as (title, header, rows) for both renderings of :mod:`.render`: the cost per condition,
 the construction of each artifact, the break-even, and the assumptions printed beside it."""
 
 from __future__ import annotations
 
-from ..model.bench_cost import FullCost
+from ...model.bench_cost import FullCost
 
 __all__ = ["cost_tables"]
 
