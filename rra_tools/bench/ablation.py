@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..builder.patches import apply_patch, patched_paths, tree_digest, tree_entries
-from ..io.guide_text import guide_path
+from ..guide_text import guide_path
 from ..io.paths import PathIssue, resolve_inside
 from ..model.taskset import PARTS
 from .errors import BenchError

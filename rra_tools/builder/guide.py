@@ -1,6 +1,6 @@
 """``rra guide``: render REPRODUCE.md from the manifest and the run records, or check it.
 
-The manifest part comes from :func:`rra_tools.io.guide_text.render_guide` (the same
+The manifest part comes from :func:`rra_tools.guide_text.render_guide` (the same
 function RRA215 of ``rra validate`` compares with). The run records add one section, after the
 records marker: per launcher, how many runs completed and how long they took. It shows no
 metric values (a record's values may have become reference observations, which the guide never
@@ -19,7 +19,7 @@ from ..errors import ExitStatus, RRAError
 from ..io.artifact import Artifact, load_artifact
 from ..io.atomic import write_atomic
 from ..io.read.run_records import is_successful, read_run_record
-from ..io.guide_text import guide_path, is_generated, render_guide
+from ..guide_text import guide_path, is_generated, render_guide
 
 __all__ = ["GuideError", "GuideResult", "check_guide", "records_section", "render_artifact_guide", "write_guide"]
 

@@ -17,7 +17,7 @@ from typing import Any
 from ..answers import Answer, AnswerError, answer_mismatch, answer_text, parse_answer
 from ..io.artifact import Artifact
 from ..io.digest import sha256_file
-from ..io.guide_text import guide_path
+from ..guide_text import guide_path
 from ..io.paths import resolve_inside
 from ..io.read.run_records import is_successful, read_run_record
 from ..model.manifest_view import ClaimSpec

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from rra_tools.io.guide_text import MARKER, RECORDS_MARKER, manifest_part, render_guide
+from rra_tools.guide_text import MARKER, RECORDS_MARKER, manifest_part, render_guide
 from tests.rra_cli import rra
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from ...guide_text import guide_path, is_generated, manifest_part, render_guide
 from ...io.limits import MAX_MANIFEST_BYTES
 from ...io.paths import resolve_inside
 from ..context import Context, Finding
-from ...io.guide_text import guide_path, is_generated, manifest_part, render_guide
 from . import check
 
 __all__: list[str] = []

@@ -1,11 +1,14 @@
 """The reproduction guide as text: a pure function of the manifest data (and, optionally, a
 section the builder renders from run records).
 
-It lives in ``io``, below both ``validate`` and the builder, because ``rra validate`` (static, no
-upward imports) compares a generated guide with the manifest (RRA215) and ``rra guide`` writes
-it; both call :func:`render_guide`, so they cannot disagree. (Not in ``validate``: importing any
-module of that package runs its ``__init__``, which loads the whole engine, about 0.1 s that
-``rra guide`` does not need.) It imports nothing from rra_tools.
+Who uses it: ``rra validate`` (static, no upward imports) compares a generated guide with the
+manifest (RRA215, :mod:`rra_tools.validate.rules.guide`), ``rra guide`` writes it
+(:mod:`rra_tools.builder.guide`), the review and the benchmark's ablations find it
+(:func:`guide_path`). The validator and the builder both call :func:`render_guide`, so they
+cannot disagree. It is therefore a module of its own, in the layer just below ``validate``, the
+lowest of its users (the layers contract in ``pyproject.toml``), and not inside that package:
+importing any module of ``validate`` runs its ``__init__``, which loads the whole engine, about
+0.1 s that ``rra guide`` does not need. It imports nothing from rra_tools.
 
 The guide never shows a claim's reference observations or the interval they define: reproducers
 read it, and a number to aim at is not a measurement. The value printed in the paper is shown,
