@@ -45,9 +45,9 @@ from typing import IO, Any
 from ..io.paths import lexical_issue, resolve_inside
 from ..model.vocab import Executor, RunStatus
 from .gpus import GpuInfo
-from .concurrency import RunSlot, enter
+from .concurrency import RunSlot
 from .errors import EngineUnavailable, EngineUnsupported, ImageUnavailable, PlanError
-from .gpus import GpuLease, acquire, inventory
+from .gpus import GpuLease, held_for_run, inventory
 from .local import Progress, RunOptions, RunResult, Tee, clean_environment
 from .outcome import host_record, record_head, signal_name, snapshot_before, write_record
 from .pending import Pending
@@ -330,17 +330,8 @@ def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:
         check_plan(engine, plan)
         image = resolve_image(engine, image_reference(plan.artifact, opts.image), pull=opts.pull)
         gpus = list(opts.gpus) if opts.gpus is not None else inventory(environ)
-        lease = acquire(plan.launcher.resources.gpus, plan.launcher.id, gpus, environ, held=opts.gpu_lease)
-        try:
-            slot = enter(plan, environ)
-        except BaseException:
-            lease.release()
-            raise
-        try:
+        with held_for_run(plan, gpus, environ, opts.gpu_lease) as (lease, slot):
             return _Run(plan, opts, engine, image, gpus, lease, slot, environ).run()
-        finally:
-            lease.release()
-            slot.release()
     finally:
         if opts.engine is None:
             engine.close()

@@ -17,15 +17,20 @@ import json
 import os
 import re
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import GpuUnavailable
 
-__all__ = ["INVENTORY_ENV", "LOCK_DIR_ENV", "GpuInfo", "GpuLease", "acquire", "inventory"]
+if TYPE_CHECKING:
+    from .concurrency import RunSlot
+    from .plan import RunPlan
+
+__all__ = ["INVENTORY_ENV", "LOCK_DIR_ENV", "GpuInfo", "GpuLease", "acquire", "held_for_run", "inventory"]
 
 
 @dataclass(frozen=True)
@@ -209,3 +214,28 @@ def acquire(count: int, launcher: str, gpus: Sequence[GpuInfo],
     lease.release()
     raise GpuUnavailable(f"launcher {launcher!r} needs {count} GPU(s); only {free} of {len(gpus)} are free "
                          f"(the others are held by other runs)")
+
+
+@contextmanager
+def held_for_run(plan: RunPlan, gpus: Sequence[GpuInfo], environ: dict[str, str],
+                 held: GpuLease | None = None) -> Iterator[tuple[GpuLease, RunSlot]]:
+    """What one run of ``plan`` holds while the block runs: its devices (:func:`acquire`), then
+    its outputs and its registration among the artifact's runs (:func:`.concurrency.enter`).
+
+    Taken in that order, so a run refused for want of GPUs leaves nothing behind; when entering
+    fails the devices are given back at once. When the block ends, however it ends, the devices
+    are given back, then the slot. (Both executors, local and container, hold a run through here.)
+    """
+    from .concurrency import enter  # its imports are the executors', not every reader's of gpus
+
+    lease = acquire(plan.launcher.resources.gpus, plan.launcher.id, gpus, environ, held=held)
+    try:
+        slot = enter(plan, environ)
+    except BaseException:
+        lease.release()
+        raise
+    try:
+        yield lease, slot
+    finally:
+        lease.release()
+        slot.release()

@@ -25,9 +25,9 @@ from typing import IO, Any
 
 from ..io.paths import resolve_inside
 from ..model.vocab import Executor, RunStatus
-from .concurrency import RunSlot, enter
+from .concurrency import RunSlot
 from .errors import RunError
-from .gpus import GpuInfo, GpuLease, acquire, inventory
+from .gpus import GpuInfo, GpuLease, held_for_run, inventory
 from .outcome import signal_name as _signal_name
 from .outcome import host_record, record_head, snapshot_before, write_record
 from .pending import Pending
@@ -199,30 +199,24 @@ def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:
     options = options or RunOptions()
     environ = dict(os.environ if options.environ is None else options.environ)
     gpus = list(options.gpus) if options.gpus is not None else inventory(environ)
-    lease = acquire(plan.launcher.resources.gpus, plan.launcher.id, gpus, environ, held=options.gpu_lease)
+    home: str | None = None
     try:
-        slot = enter(plan, environ)
-    except BaseException:
-        lease.release()
-        raise
-    try:
-        home = fresh_private_dir("rra-home-")
-    except OSError as exc:
-        lease.release()
-        slot.release()
-        raise RunError(f"cannot create a temporary HOME for the run: {exc}") from None
-    try:
-        return _execute(plan, options, gpus, lease.visible if lease.devices else None, home,
-                        [g.index for g in lease.devices], slot, (*lease.fds, *slot.fds))
+        with held_for_run(plan, gpus, environ, options.gpu_lease) as (lease, slot):
+            try:
+                home = fresh_private_dir("rra-home-")
+            except OSError as exc:
+                raise RunError(f"cannot create a temporary HOME for the run: {exc}") from None
+            return _execute(plan, options, gpus, lease.visible if lease.devices else None, home,
+                            [g.index for g in lease.devices], slot, (*lease.fds, *slot.fds))
     finally:
-        lease.release()
-        slot.release()
-        try:
-            os.rmdir(home)
-        except OSError:  # the run left files in its HOME
-            import shutil
+        # After the devices and the slot are given back: a HOME the run filled can take a while.
+        if home is not None:
+            try:
+                os.rmdir(home)
+            except OSError:  # the run left files in its HOME
+                import shutil
 
-            shutil.rmtree(home, ignore_errors=True)
+                shutil.rmtree(home, ignore_errors=True)
 
 
 def _execute(plan: RunPlan, options: RunOptions, gpus: list[GpuInfo], visible: str | None, home: str,
