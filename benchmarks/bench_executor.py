@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of the benchmark's local executor (rra_tools/bench/executor.py): its scheduling
+"""Benchmark of the benchmark's local executor (rra_tools/bench/executors/local.py): its scheduling
 overhead per cell over a bare subprocess.
 
 Usage::
@@ -34,7 +34,7 @@ TARGET_MS = 50.0
 
 sys.path.insert(0, str(REPO))
 
-from rra_tools.bench.executor import CellResult, CellSlot, execute  # noqa: E402
+from rra_tools.bench.executors.local import CellResult, CellSlot, execute  # noqa: E402
 
 
 @dataclass(frozen=True)

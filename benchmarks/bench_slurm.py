@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of the benchmark's Slurm executor (rra_tools/bench/slurm.py) against a real cluster
+"""Benchmark of the benchmark's Slurm executor (rra_tools/bench/executors/slurm.py) against a real cluster
 on localhost (tests/services/slurm.py: munged, slurmctld and slurmd, started by this script):
 submitting a 1,000-cell grid, and gathering 1,000 finished cells.
 
@@ -55,8 +55,8 @@ sys.path.insert(0, str(REPO))
 
 from rra_tools.bench import load_taskset, plan_run, run_benchmark  # noqa: E402
 from rra_tools.bench.cells import BenchRun  # noqa: E402
-from rra_tools.bench.executor import CellEvent, CellResult, CellSlot  # noqa: E402
-from rra_tools.bench.slurm import SlurmOptions, _job, execute_slurm  # noqa: E402
+from rra_tools.bench.executors.local import CellEvent, CellResult, CellSlot  # noqa: E402
+from rra_tools.bench.executors.slurm import SlurmOptions, _job, execute_slurm  # noqa: E402
 from tests.bench_tiny import tiny_artifact, tiny_taskset  # noqa: E402
 from tests.services.slurm import SlurmCluster, slurm_cluster  # noqa: E402
 

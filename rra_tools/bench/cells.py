@@ -14,9 +14,9 @@
    the value audited (:mod:`.audit`) and scored (:mod:`.scoring`).
 
 The result is also written to ``<out>/cells/<cell key>/result.json``. :func:`run_benchmark` runs
-the cells on the local executor (:mod:`.executor`: concurrency, GPU slots, resumption), which
+the cells on the local executor (:mod:`.executors.local`: concurrency, GPU slots, resumption), which
 calls :func:`run_cell` from its worker threads (each cell has its own directory) with the GPUs
-it locked and its stop event, or as Slurm jobs (:mod:`.slurm`), where each cell runs in
+it locked and its stop event, or as Slurm jobs (:mod:`.executors.slurm`), where each cell runs in
 node-local scratch laid out like ``<out>`` and is gathered into it; :func:`run_cells` is a plain
 loop in the caller's thread.
 """
@@ -72,11 +72,11 @@ from .attempt_file import ATTEMPT_NAME, JOURNAL_NAME, journal_context, write_att
 from .audit import AuditContext, audit_submission, number_or_none
 from .construction import construction_of
 from .errors import BenchError
-from .executor import CellEvent, CellSlot, execute
-from .executor import CellResult as ExecutorResult
+from .executors.local import CellEvent, CellSlot, execute
+from .executors.local import CellResult as ExecutorResult
 from .reproducer import kill_leftover
 from .scoring import group_totals, score_value, totals
-from .slurm import JobResources, SlurmOptions, execute_slurm, launcher_resources, overridden
+from .executors.slurm import JobResources, SlurmOptions, execute_slurm, launcher_resources, overridden
 from .submissions import read_submission
 from .taskset import LoadedTaskSet, ResolvedTask
 from .workspace import SUBMISSION_NAME, FileState, leaks, prepare_workspace, raw_source, reference_pattern, snapshot
@@ -473,7 +473,7 @@ def run_benchmark(bench: BenchRun, *, jobs: int | None = None, memory_limit_mib:
                   gpus: Sequence[GpuInfo] | None = None, on_event: Callable[[CellEvent], None] | None = None,
                   on_cell: OnCell | None = None, stop: threading.Event | None = None,
                   slurm: SlurmOptions | None = None) -> list[CellResult]:
-    """Run every cell on the local executor (:func:`rra_tools.bench.executor.execute`): up to ``jobs``
+    """Run every cell on the local executor (:func:`rra_tools.bench.executors.local.execute`): up to ``jobs``
     at once, each with the GPUs its task's launcher asks for (CUDA_VISIBLE_DEVICES of the
     reproducer), CPU-only ones under ``memory_limit_mib``; each finished cell kept in
     ``<out>/state/``, so that running the same benchmark again resumes it (a cell killed mid-run
@@ -481,7 +481,7 @@ def run_benchmark(bench: BenchRun, *, jobs: int | None = None, memory_limit_mib:
     holds another benchmark. Cells a signal interrupted or that never started are infrastructure
     failures (interrupted) here, and run when the benchmark is resumed.
 
-    With ``slurm``, the cells are Slurm jobs instead (:func:`rra_tools.bench.slurm.execute_slurm`),
+    With ``slurm``, the cells are Slurm jobs instead (:func:`rra_tools.bench.executors.slurm.execute_slurm`),
     each in node-local scratch laid out like ``<out>`` and gathered into it, with the same state:
     a benchmark begun locally resumes on Slurm and the other way round. A cell whose job died
     more than ``slurm.max_retries`` times is an infrastructure failure of the kind Slurm's record
@@ -566,7 +566,7 @@ def run_benchmark(bench: BenchRun, *, jobs: int | None = None, memory_limit_mib:
 
 
 #: The infrastructure-failure kind of a cell whose Slurm job died, by the executor's kind
-#: (:data:`rra_tools.bench.slurm.DEAD_STATES`); the detail keeps Slurm's own state.
+#: (:data:`rra_tools.bench.executors.slurm.DEAD_STATES`); the detail keeps Slurm's own state.
 SLURM_KINDS = {
     "timeout": InfrastructureKind.TIMEOUT,
     "oom": InfrastructureKind.OOM,
@@ -579,7 +579,7 @@ SLURM_KINDS = {
 def _job_resources(bench: BenchRun, cell: Cell) -> JobResources:
     """What a cell's Slurm job asks for: its GPUs, the most CPUs and memory the task's launchers
     declare, and the attempt's wall-clock limit with a margin
-    (:func:`~rra_tools.bench.slurm.launcher_resources`), overridden by the task set's Slurm
+    (:func:`~rra_tools.bench.executors.slurm.launcher_resources`), overridden by the task set's Slurm
     settings, then the task's (the command line's come last, in the executor)."""
     task = bench.tasks[cell.task]
     base = launcher_resources(launcher_order(task.artifact, [task.launcher]), cell.gpus,

@@ -9,7 +9,7 @@ exactly as ``rra run`` does, and reads the claim's value from the new run record
 one declared seed per attempt (the first ``repeats`` seeds, in order, cycling when fewer are
 declared); any other launcher runs ``repeats`` times.
 
-Attempts are cells of the local executor (:mod:`.executor`): they run side by side, each with
+Attempts are cells of the local executor (:mod:`.executors.local`): they run side by side, each with
 the GPUs its launchers need, and a killed benchmark resumes where it stopped.
 
 Every attempt ends in one state of :class:`~rra_tools.model.bench_results.AttemptState` and
@@ -62,9 +62,9 @@ from ..run.results import claim_answers, claim_values, latest_successful
 from .attempt_cell import Outcome, outcome_of, plans_of, read_outcome
 from .construction import construction_of
 from .errors import BenchError
-from .executor import CellEvent, CellResult, CellSlot, execute
+from .executors.local import CellEvent, CellResult, CellSlot, execute
 from .scoring import totals as count_states
-from .slurm import JobResources, SlurmOptions, execute_slurm, launcher_resources, overridden
+from .executors.slurm import JobResources, SlurmOptions, execute_slurm, launcher_resources, overridden
 from .taskset import LoadedTaskSet, ResolvedTask
 
 __all__ = ["AttemptCell", "reproduce"]
@@ -145,7 +145,7 @@ def _cells(taskset: LoadedTaskSet) -> list[AttemptCell]:
 def _job_resources(taskset: LoadedTaskSet, cell: AttemptCell) -> JobResources:
     """What an attempt's Slurm job asks for: its GPUs, the most CPUs and memory its launchers
     declare, and the sum of their time limits with a margin for copying and setup
-    (:func:`~rra_tools.bench.slurm.launcher_resources`), overridden by the task set's Slurm
+    (:func:`~rra_tools.bench.executors.slurm.launcher_resources`), overridden by the task set's Slurm
     settings, then the task's (the command line's come last, in the executor)."""
     order = launcher_order(cell.task.artifact, [cell.task.launcher])
     base = launcher_resources(order, cell.gpus, sum(launcher.resources.timeout_s for launcher in order))
@@ -315,12 +315,12 @@ def reproduce(taskset: LoadedTaskSet, out: Path, on_attempt: OnAttempt | None = 
               options: CellOptions | None = None) -> BenchResults:
     """Run every task ``repeats`` times in fresh copies under ``out`` and score each attempt.
 
-    Attempts are cells of :func:`rra_tools.bench.executor.execute`: up to ``jobs`` at once (default
+    Attempts are cells of :func:`rra_tools.bench.executors.local.execute`: up to ``jobs`` at once (default
     the number of cores), each with the GPUs its launchers need, CPU-only ones under
     ``memory_limit_mib``. Each finished attempt is kept in ``out/state/``: running the same task
     set into the same ``out`` again resumes it, running only the attempts that have no result
     (an attempt killed mid-run is run again and marked ``restarted``). With ``slurm``, the
-    attempts are Slurm jobs (:func:`rra_tools.bench.slurm.execute_slurm`) instead, with the same
+    attempts are Slurm jobs (:func:`rra_tools.bench.executors.slurm.execute_slurm`) instead, with the same
     state: a benchmark started locally resumes on Slurm and the other way round. BenchError when
     ``out/work`` holds another benchmark. A signal stops the benchmark: the attempts it
     interrupted or never started are recorded as infrastructure failures, and are run when the

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from ..bench.executor import CellEvent
-    from ..bench.slurm import SlurmOptions
+    from ..bench.executors.local import CellEvent
+    from ..bench.executors.slurm import SlurmOptions
     from ..bench.taskset import ResolvedTask
     from ..model.bench_results import Attempt, BenchResults, CellResult
 
@@ -205,7 +205,7 @@ def _execution(jobs: int | None, memory_limit: int | None, executor: str, max_re
         return _Execution(jobs, memory_limit, cache, None)
     if memory_limit is not None:
         raise click.UsageError("--memory-limit: only for --executor local (on Slurm, --mem or the task set's mem_gb)")
-    from ..bench.slurm import SlurmOptions
+    from ..bench.executors.slurm import SlurmOptions
 
     return _Execution(None, None, cache, SlurmOptions(**resources, max_retries=max_retries, scratch=scratch,
                                                       array_parallelism=jobs))

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from rra_tools.bench.errors import BenchError
-from rra_tools.bench.executor import CellResult, CellSlot, execute
+from rra_tools.bench.executors.local import CellResult, CellSlot, execute
 from rra_tools.model.bench_results import BenchResults
 
 from ..rra_cli import rra, rra_command

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from rra_tools.bench.state import cell_digest
+from rra_tools.bench.executors.state import cell_digest
 from rra_tools.model.bench_results import BenchResults
 
 from ..rra_cli import rra, rra_command

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from rra_tools.bench.state import cell_digest
+from rra_tools.bench.executors.state import cell_digest
 from rra_tools.model.bench_results import BenchResults
 
 from ..bench_tiny import reproducer_commands, tiny_artifact, tiny_taskset

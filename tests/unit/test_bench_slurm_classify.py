@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from rra_tools.bench.slurm import DEAD_STATES, Runner, max_array_size, classify
+from rra_tools.bench.executors.slurm import DEAD_STATES, Runner, max_array_size, classify
 
 #: What the test cluster's sacct says (captured on slurm-wlm 22.05 without slurmdbd).
 NO_ACCOUNTING = (1, "", "Slurm accounting storage is disabled\n")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rra_tools.bench.errors import BenchError
-from rra_tools.bench.slurm import DEAD_STATES, parse_indices, slurm_gpus
+from rra_tools.bench.executors.slurm import DEAD_STATES, parse_indices, slurm_gpus
 
 # What 'scontrol show job -d' printed on the test cluster for a --gres=gpu:2 job.
 SHOWN = """JobId=7 ArrayJobId=6 ArrayTaskId=0 JobName=rra-bench

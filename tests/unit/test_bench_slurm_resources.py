@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from rra_tools.bench.slurm import JobResources, SlurmOptions, launcher_resources, overridden
+from rra_tools.bench.executors.slurm import JobResources, SlurmOptions, launcher_resources, overridden
 from rra_tools.model.manifest_view import LauncherSpec, read_manifest
 from rra_tools.model.taskset import SlurmSettings, TaskSet
 

@@ -1,7 +1,7 @@
 """The benchmark's Slurm executor: the cells of a benchmark as job arrays, submitted with
 submitit (never a hand-written ``sbatch`` script), with the local executor's contract.
 
-Same contract as :func:`rra_tools.bench.executor.execute`: cells in, ``run_one(cell, slot)`` does
+Same contract as :func:`rra_tools.bench.executors.local.execute`: cells in, ``run_one(cell, slot)`` does
 the work, results kept in the same state directory in the same format, so a benchmark resumes
 across executors (a cell finished locally is skipped on Slurm and the other way round).
 
@@ -43,13 +43,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from ..io.atomic import write_atomic
-from ..model.manifest_view import LauncherSpec
-from ..model.taskset import SlurmSettings
-from ..run.gpus import GpuInfo, GpuLease
-from ..run.gpus import inventory as gpu_inventory
-from .errors import BenchError
-from .executor import Cell, CellEvent, CellResult, CellSlot
+from ...io.atomic import write_atomic
+from ...model.manifest_view import LauncherSpec
+from ...model.taskset import SlurmSettings
+from ...run.gpus import GpuInfo, GpuLease
+from ...run.gpus import inventory as gpu_inventory
+from ..errors import BenchError
+from .local import Cell, CellEvent, CellResult, CellSlot
 from .state import (
     Finished,
     StateLock,

@@ -1,4 +1,4 @@
-"""The benchmark's state directory, shared by both executors (:mod:`.executor` runs cells here,
+"""The benchmark's state directory, shared by both executors (:mod:`.local` runs cells here,
 :mod:`.slurm` as Slurm jobs): what each keeps there is the same, so a benchmark started by one
 resumes on the other.
 
@@ -26,8 +26,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..io.atomic import write_atomic
-from .errors import BenchError
+from ...io.atomic import write_atomic
+from ..errors import BenchError
 
 __all__ = ["Finished", "StateLock", "cell_digest", "cell_path", "check_unique", "load_finished", "now",
            "read_json", "started_path", "unlink_quietly", "write_json"]

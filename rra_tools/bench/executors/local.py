@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
-from ..run.errors import GpuUnavailable
-from ..run.gpus import GpuInfo, GpuLease, acquire
-from ..run.local import RunOptions
+from ...run.errors import GpuUnavailable
+from ...run.gpus import GpuInfo, GpuLease, acquire
+from ...run.local import RunOptions
 from .state import (
     Finished,
     StateLock,
