@@ -100,7 +100,7 @@ def require_commit(root: Path, commit: str, url: str) -> None:
 def own_paths(manifest_name: str, data: Mapping[str, Any]) -> tuple[str, ...]:
     """Paths (files or directories, relative, no trailing slash) that belong to the artifact and
     not to the code: the manifest, ``patches``, the run-record directory, the lock file, the
-    guide and the review directory ``.rra``."""
+    guide, the review directory ``.rra`` and the launchers' declared outputs."""
     paths = [manifest_name, "patches", ".rra"]
     evidence = data.get("evidence")
     runs = evidence.get("run_records") if isinstance(evidence, Mapping) else None
@@ -112,7 +112,30 @@ def own_paths(manifest_name: str, data: Mapping[str, Any]) -> tuple[str, ...]:
     guide = data.get("guide")
     if isinstance(guide, Mapping) and isinstance(guide.get("path"), str):
         paths.append(guide["path"])
+    paths.extend(_declared_outputs(data))
     return tuple(dict.fromkeys(p.strip("/").removeprefix("./") for p in paths if p.strip("/")))
+
+
+def _declared_outputs(data: Mapping[str, Any]) -> list[str]:
+    """The launchers' declared outputs: what a run writes is not code, so a build's runs do not
+    change the code the patch series must explain. A template (``results/{seed}.csv``) stands
+    for the directory before its first placeholder; one that starts with a placeholder, or leads
+    out of the artifact, stands for nothing. (Output paths are relative to the artifact root.)"""
+    found: list[str] = []
+    for launcher in data.get("launchers") or []:
+        if not isinstance(launcher, Mapping):
+            continue
+        for output in launcher.get("outputs") or []:
+            path = output.get("path") if isinstance(output, Mapping) else None
+            if not isinstance(path, str):
+                continue
+            literal = path.split("{", 1)[0]
+            if "{" in path:
+                literal = literal.rsplit("/", 1)[0] if "/" in literal else ""
+            parts = [part for part in literal.split("/") if part not in ("", ".")]
+            if parts and ".." not in parts:
+                found.append("/".join(parts))
+    return found
 
 
 def _excluded(path: str, own: Sequence[str]) -> bool:

@@ -42,12 +42,16 @@ __all__ = ["build_command"]
 @click.option("--review-env", type=click.Choice(["locked", "current", "container"]), default="locked",
               show_default=True, help="Where the review re-runs the launchers: a fresh environment built from the "
               "lock, this interpreter, or the artifact's container image.")
+@click.option("--build-env", type=click.Choice(["locked", "current"]), default="locked", show_default=True,
+              help="Where the build's own runs (execute, reference) run: the environment built once from the "
+              "lock (this interpreter when there is no lock), or this interpreter.")
 @click.option("--upstream", metavar="URL@COMMIT", default=None,
               help="Upstream repository and full 40-hex commit, instead of git's remote 'origin' and HEAD.")
 @click.option("--id", "artifact_id", default=None, help="Artifact id.  [default: from RAW_REPO's directory name]")
 @click.option("--title", default=None, help="Artifact title.  [default: the paper's title, else the name]")
 def build_command(raw_repo: str, artifact: str | None, agent: str | None, agent_timeout: float, sandbox: str,
-                  model_upstreams: tuple[str, ...], price_table: str | None, skip_lock: str | None, reference_runs: int, max_repairs: int, review_env: str, upstream: str | None,
+                  model_upstreams: tuple[str, ...], price_table: str | None, skip_lock: str | None, reference_runs: int, max_repairs: int, review_env: str, build_env: str,
+                  upstream: str | None,
                   artifact_id: str | None, title: str | None) -> None:
     """Build an artifact from a raw research repository: specify (draft rra.yaml), fill its
     placeholders, confirm candidate claims, lock the environment, execute every launcher
@@ -81,7 +85,7 @@ def build_command(raw_repo: str, artifact: str | None, agent: str | None, agent_
     target = Path(artifact) if artifact is not None else raw
     options = BuildOptions(raw=raw, artifact=target, upstream=upstream, artifact_id=artifact_id, title=title,
                            agent=agent, agent_timeout_s=agent_timeout, skip_lock=skip_lock,
-                           reference_runs=reference_runs, max_repairs=max_repairs, review_env=review_env,
+                           reference_runs=reference_runs, max_repairs=max_repairs, review_env=review_env, build_env=build_env,
                            sandbox=sandbox, upstreams=model_upstreams,
                            price_table=None if price_table is None else Path(price_table))
 

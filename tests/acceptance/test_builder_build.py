@@ -7,6 +7,8 @@ first decision and says exactly what to do next."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import shlex
 import sys
 from pathlib import Path
@@ -59,6 +61,11 @@ def test_a_deterministic_program_becomes_a_reproduced_artifact(tmp_path: Path) -
     review = json.loads((artifact / ".rra/review/review.json").read_text())
     assert (review["passed"], review["clean_shell"], review["environment"]["mode"]) == (True, "pass", "locked")
     assert "build: review: done in " in done.stderr
+    # The build's own runs (execute, reference) ran in the environment built once from the lock,
+    # as the review's did, not in rra's interpreter.
+    assert "build: environment: " in done.stderr and "from the lock, 0 package(s))" in done.stderr
+    own = sorted((artifact / "runs").glob("*/*/record.json"))
+    assert own and {json.loads(r.read_text())["host"]["environment"] for r in own} == {"locked"}
     levels, codes = validate(artifact)
     assert levels == ["available", "functional", "reproduced"]
     assert codes == ["RRA503"]  # 4 observations: the authors' and 3 runs; 5 are recommended
@@ -151,6 +158,25 @@ def test_a_refused_repair_answer_changes_neither_the_manifest_nor_the_code(tmp_p
     assert not (tmp_path / "outside.py").exists()
 
 
+def test_a_repository_without_requirements_is_a_lock_repair_not_a_dead_end(tmp_path: Path) -> None:
+    raw = make_repo("deterministic-metrics", tmp_path)
+    (raw / "requirements.txt").unlink()
+    subprocess.run(["git", "-C", str(raw), "commit", "-qam", "no requirements file", "--no-gpg-sign"], check=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a",
+                        "GIT_COMMITTER_EMAIL": "a@b"})
+    artifact = tmp_path / "artifact"
+    done = rra("build", str(raw), "-o", str(artifact), "--agent", agent("no-requirements"))
+    assert done.returncode == 0, done.stderr
+    request = json.loads((artifact / ".rra/build/decisions/repair-lock-1.request.json").read_text())
+    assert request["question"].startswith("the artifact declares no requirements: write requirements.in")
+    assert "declares no requirements" in request["log_tail"]
+    assert "build: recorded change declare-requirements: patches/0001-declare-requirements.patch " \
+           "(requirements.in)" in done.stderr
+    assert state(artifact)["lock"]["outputs"]["repairs"] == 1
+    levels, _ = validate(artifact)
+    assert levels == ["available", "functional", "reproduced"]
+
+
 def test_a_python_pin_that_no_longer_works_is_repaired_and_the_lock_redone(tmp_path: Path) -> None:
     raw = make_repo("stale-python", tmp_path)
     artifact = tmp_path / "artifact"
@@ -184,7 +210,7 @@ def test_the_other_fixtures_become_reproduced_artifacts(tmp_path: Path, fixture:
     artifact = tmp_path / "artifact"
     # Their locks hold numpy, scipy or torch: the review runs in this interpreter, not a fresh
     # environment built from the lock (RRA912 says so in its report).
-    done = rra("build", str(raw), "-o", str(artifact), "--agent", agent(fixture), "--review-env", "current")
+    done = rra("build", str(raw), "-o", str(artifact), "--agent", agent(fixture), "--review-env", "current", "--build-env", "current")
     assert done.returncode == 0, done.stderr
     assert "build: review: done in " in done.stderr
     levels, codes = validate(artifact)
@@ -410,7 +436,7 @@ def test_a_review_that_does_not_pass_fails_the_build(tmp_path: Path) -> None:
     raw = make_repo("deterministic-metrics", tmp_path)
     artifact = tmp_path / "artifact"
     command = ["build", str(raw), "-o", str(artifact), "--agent", agent("deterministic-metrics"),
-               "--review-env", "current"]
+               "--review-env", "current", "--build-env", "current"]
     assert rra(*command).returncode == 0
     # A placeholder planted after the build: the steps it feeds run again, and the review catches it.
     manifest = artifact / "rra.yaml"
@@ -429,14 +455,14 @@ def test_a_review_that_does_not_pass_fails_the_build(tmp_path: Path) -> None:
 def test_in_place_and_without_a_lock(tmp_path: Path) -> None:
     # Without -o the build works in the repository itself, as rra init does.
     raw = make_repo("deterministic-metrics", tmp_path)
-    done = rra("build", str(raw), "--agent", agent("deterministic-metrics"), "--review-env", "current")
+    done = rra("build", str(raw), "--agent", agent("deterministic-metrics"), "--review-env", "current", "--build-env", "current")
     assert done.returncode == 0, done.stderr
     assert (raw / "rra.yaml").is_file() and (raw / ".rra/build/state.json").is_file()
     assert validate(raw)[0] == ["available", "functional", "reproduced"]
     # --skip-lock records why; the artifact then has no lock, and the review says so.
     other = make_repo("wrong-readme", tmp_path / "other")
     artifact = tmp_path / "artifact"
-    done = rra("build", str(other), "-o", str(artifact), "--agent", agent("wrong-readme"), "--review-env", "current",
+    done = rra("build", str(other), "-o", str(artifact), "--agent", agent("wrong-readme"), "--review-env", "current", "--build-env", "current",
                "--skip-lock", "offline: no package index here")
     assert done.returncode == 1
     steps = state(artifact)

@@ -30,3 +30,14 @@ def test_own_paths_follow_the_manifest() -> None:
     data = {"evidence": {"run_records": "evidence/runs/"}, "environment": {"lock": {"path": "./pylock.toml"}},
             "guide": {"path": "REPRODUCE.md"}}
     assert own_paths("rra.yaml", data) == ("rra.yaml", "patches", ".rra", "evidence/runs", "pylock.toml", "REPRODUCE.md")
+
+
+def test_declared_outputs_are_not_code() -> None:
+    # What a run writes (a declared output) is the artifact's, not code the patch series must
+    # explain: a template stands for the directory before its first placeholder.
+    launchers = [{"id": "a", "outputs": [{"path": "results.csv"}, {"path": "figs/{seed}/curve.png"},
+                                         {"path": "./tables/t1.json"}, {"path": "{seed}.npy"},
+                                         {"path": "../outside.csv"}, {"path": "out_{seed}.csv"}]},
+                 {"id": "b", "outputs": [{"path": "results.csv"}]}]
+    assert own_paths("rra.yaml", {"launchers": launchers}) == (
+        "rra.yaml", "patches", ".rra", "runs", "results.csv", "figs", "tables/t1.json")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...agents.cell import make_cell_options
 from ...io.artifact import Artifact, load_artifact
@@ -15,6 +15,9 @@ from ..agent import Agent, Asked, decision_paths
 from .errors import BuildError
 from .options import BuildOptions, Progress
 from .state import STATE_FORMAT, STATE_PATH, STEPS, StepRecord, read_state
+
+if TYPE_CHECKING:
+    from ...run import RunOptions
 
 #: Most decisions one step may ask before the build gives up (a loop guard).
 MAX_DECISIONS = 500
@@ -35,6 +38,8 @@ class Build:
         self.header: dict[str, Any] = {}
         self.steps = {name: StepRecord(name) for name in STEPS}
         self.current: StepRecord | None = None
+        #: The environment the build's own runs use, by the lock's digest it was built from.
+        self._environment: tuple[str | None, Path | None] | None = None
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -61,6 +66,35 @@ class Build:
         write_atomic(self.root / REPORT_PATH, render_report([self.steps[name] for name in STEPS]).encode("utf-8"))
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def run_options(self) -> RunOptions:
+        """Options for the build's own runs (execute, reference): in the environment built from
+        the manifest's lock (``--build-env locked``, the default; built once, cached by the lock's
+        digest and reused), so that its records and the review's agree; in this interpreter when
+        asked (``current``) or when the build has no lock (``--skip-lock``)."""
+        from ...run import RunOptions
+        from ...run import load_artifact as run_artifact
+        from ...run.errors import ArtifactError
+
+        lock = ((self.artifact().data.get("environment") or {}).get("lock") or {})
+        sha = lock.get("sha256") if self.options.build_env == "locked" else None
+        if self._environment is None or self._environment[0] != sha:
+            if sha is None:
+                self._environment = (None, None)
+                if self.options.build_env == "locked":
+                    self.progress("no lock: the build's runs use this interpreter's environment")
+            else:
+                from ...run.locked_env import locked_environment
+
+                try:
+                    created = locked_environment(run_artifact(self.root))
+                except ArtifactError as exc:
+                    raise BuildError(f"the environment of the lock cannot be built: {exc}",
+                                     "repair the lock (rra lock), or run the build with --build-env current") from None
+                self.progress(f"environment: {created.path} ({'reused' if created.reused else 'built'} from the "
+                              f"lock, {created.packages} package(s))")
+                self._environment = (sha, created.path)
+        return RunOptions(env_dir=self._environment[1])
 
     def artifact(self) -> Artifact:
         """The artifact as it is now on disk."""

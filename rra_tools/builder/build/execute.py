@@ -43,14 +43,14 @@ def inputs(build: Build) -> str:
 
 def _run_launcher(build: Build, launcher_id: str) -> tuple[bool, dict[str, Any]]:
     """Run ``launcher_id`` once (its first seed); (successful, facts for a repair request)."""
-    from ...run import RunOptions, plan_runs, run_plans
+    from ...run import plan_runs, run_plans
 
     artifact = load_artifact(build.root)
     from ...run import load_artifact as run_artifact
 
     plans = plan_runs(run_artifact(artifact.root), launcher_id)[:1]
     build.progress(f"running {launcher_id}: {' '.join(plans[0].argv)}")
-    outcome = run_plans(plans, RunOptions())
+    outcome = run_plans(plans, build.run_options())
     if outcome.interrupted:
         raise BuildError(f"the run of {launcher_id} was interrupted", "run the build again to resume")
     for refused in outcome.refused:

@@ -11,14 +11,23 @@ from .errors import BuildError
 from .state import digest
 
 
+#: The requirement files the lock reads, in rra lock's order.
+_FILES = ("requirements.in", "requirements.txt", "pyproject.toml", "environment.yml", "environment.yaml")
+
+
 def inputs(build: Build) -> str:
     """Digest of the step's inputs: the requirement files, the interpreter and the lock."""
     root = build.root
-    names = ("requirements.in", "requirements.txt", "pyproject.toml", "environment.yml", "environment.yaml")
-    files = {name: hashlib.sha256((root / name).read_bytes()).hexdigest() for name in names if (root / name).is_file()}
+    files = {name: hashlib.sha256((root / name).read_bytes()).hexdigest() for name in _FILES if (root / name).is_file()}
     environment = build.artifact().data.get("environment") or {}
     return digest({"files": files, "interpreter": (environment.get("interpreter") or {}).get("version"),
                     "lock": (environment.get("lock") or {}).get("sha256"), "skip": build.options.skip_lock})
+
+
+def _requirement_files(build: Build) -> str:
+    """The requirement files the artifact has, as rra lock reads them (first one first)."""
+    names = [name for name in _FILES if (build.root / name).is_file()]
+    return ", ".join(names) if names else "none: no requirements.in, requirements.txt or pyproject.toml"
 
 
 def run(build: Build) -> None:
@@ -43,19 +52,30 @@ def run(build: Build) -> None:
             lock_from_requirements(artifact, target)
         except ResolveError as exc:
             message = str(exc)
-            if "could not be reached" in message or "declares no requirements" in message:
+            if "could not be reached" in message:
                 raise BuildError(f"the lock step failed: {message}",
                                  "fix that and run the build again, or skip the step with --skip-lock REASON "
                                  "(the artifact then has no lock and is not 'available')") from None
+            # No requirements at all is a repair like a pin that does not resolve: the agent (or
+            # the author) names the packages the code needs, in the file rra lock reads first.
+            declared = _requirement_files(build)
             if repairs >= build.options.max_repairs:
-                raise BuildError(f"the lock still does not resolve after {repairs} repair(s): {message}") from None
+                raise BuildError(f"the lock still does not resolve after {repairs} repair(s): {message}",
+                                 f"edit {declared}, record the edit with 'rra change record', and run the build "
+                                 "again, or skip the step with --skip-lock REASON") from None
             ident = f"repair-lock-{repairs + 1}"
-            request = build.request(ident, DecisionKind.REPAIR, "the declared requirements do not resolve: repair "
-                                    "them (e.g. a pin that no longer installs on this Python)",
+            if "declares no requirements" in message:
+                question = ("the artifact declares no requirements: write requirements.in with the packages its "
+                            "code imports (one a line, pinned where the code needs a version)")
+            else:
+                question = (f"the requirements ({declared}) do not resolve: repair them (e.g. a pin that no longer "
+                            "installs on this Python)")
+            request = build.request(ident, DecisionKind.REPAIR, question,
                                     log_tail=message[-LOG_TAIL:], attempt=repairs + 1, context=readme_context(build))
-            todo = (f"fix the requirements in {build.root} and record the fix with 'rra change record ID PATH... "
-                    f"-C {build.root} --kind dependency-pin --rationale WHY --evidence TEXT --alters-method "
-                    f"yes|no|unknown', or write the answer {build.answer_path(ident)}")
+            todo = (f"fix the requirements in {build.root / 'requirements.in'} (rra lock reads requirements.in "
+                    f"first; now: {declared}) and record the fix with 'rra change record ID PATH... -C {build.root} "
+                    f"--kind dependency-pin --rationale WHY --evidence TEXT --alters-method yes|no|unknown', or write "
+                    f"the answer {build.answer_path(ident)}")
             repair_answer(build, request, todo, message[-LOG_TAIL:], None)
             repairs += 1
             record.outputs["repairs"] = repairs

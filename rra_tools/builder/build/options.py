@@ -31,6 +31,9 @@ class BuildOptions:
     #: Where the review runs the launchers: 'locked' (a fresh environment from the lock),
     #: 'current' (this interpreter) or 'container' (the artifact's image).
     review_env: str = "locked"
+    #: Where the build's own runs (execute, reference) run: 'locked' (the environment built from
+    #: the manifest's lock, once) or 'current' (this interpreter).
+    build_env: str = "locked"
     #: Where the agent command runs (``--sandbox``): 'auto', 'podman', 'bwrap' or 'none'.
     sandbox: str = "auto"
     #: Where its model calls go (``--upstream PROVIDER=URL``) and the price table (``--price-table``).

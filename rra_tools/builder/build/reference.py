@@ -23,7 +23,7 @@ def inputs(build: Build) -> str:
 
 def run(build: Build) -> None:
     """Run the step (see the module docstring)."""
-    from ...run import RunOptions, plan_runs, run_plans
+    from ...run import plan_runs, run_plans
     from ...run import load_artifact as run_artifact
     from ..reference import add_references
 
@@ -43,7 +43,12 @@ def run(build: Build) -> None:
     data = build.artifact().data
     records: list[Path] = []
     for launcher_id in launchers:
-        launcher = next(x for x in loaded.manifest.launchers if x.id == launcher_id)
+        launcher = next((x for x in loaded.manifest.launchers if x.id == launcher_id), None)
+        if launcher is None:  # an answer may name a launcher the manifest does not have
+            claim_ids = [str(c.get("id")) for c in claims if str(c.get("launcher")) == launcher_id]
+            raise BuildError(f"claim {', '.join(claim_ids)} names launcher {launcher_id!r}, which the manifest "
+                             f"does not have (launchers: {', '.join(x.id for x in loaded.manifest.launchers)})",
+                             "set the claim's launcher to one of them in the manifest, and run the build again")
         if launcher.stochastic:  # each declared seed no observation of its claims holds yet
             seeds = _taken(data, launcher_id, "seed")
             plans = [p for p in plan_runs(loaded, launcher_id, all_seeds=True) if p.seed not in seeds]
@@ -54,7 +59,7 @@ def run(build: Build) -> None:
         if not plans:
             continue
         build.progress(f"reference runs of {launcher_id}: {len(plans)}")
-        outcome = run_plans(plans, RunOptions())
+        outcome = run_plans(plans, build.run_options())
         failed = [r for r in outcome.results if not r.successful]
         if outcome.interrupted or outcome.refused or failed:
             raise BuildError(f"a reference run of {launcher_id} did not succeed"
