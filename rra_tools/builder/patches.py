@@ -100,8 +100,9 @@ def require_commit(root: Path, commit: str, url: str) -> None:
 def own_paths(manifest_name: str, data: Mapping[str, Any]) -> tuple[str, ...]:
     """Paths (files or directories, relative, no trailing slash) that belong to the artifact and
     not to the code: the manifest, ``patches``, the run-record directory, the lock file, the
-    guide, the review directory ``.rra`` and the launchers' declared outputs."""
-    paths = [manifest_name, "patches", ".rra"]
+    guide, the review directory ``.rra``, the pack's ``.rraignore`` and the launchers' declared
+    outputs."""
+    paths = [manifest_name, "patches", ".rra", ".rraignore"]
     evidence = data.get("evidence")
     runs = evidence.get("run_records") if isinstance(evidence, Mapping) else None
     paths.append(runs if isinstance(runs, str) else "runs")

@@ -29,7 +29,8 @@ def test_tree_digest_is_the_sha256_of_sorted_mode_digest_path_lines(tmp_path: Pa
 def test_own_paths_follow_the_manifest() -> None:
     data = {"evidence": {"run_records": "evidence/runs/"}, "environment": {"lock": {"path": "./pylock.toml"}},
             "guide": {"path": "REPRODUCE.md"}}
-    assert own_paths("rra.yaml", data) == ("rra.yaml", "patches", ".rra", "evidence/runs", "pylock.toml", "REPRODUCE.md")
+    assert own_paths("rra.yaml", data) == ("rra.yaml", "patches", ".rra", ".rraignore", "evidence/runs", "pylock.toml",
+                                           "REPRODUCE.md")
 
 
 def test_declared_outputs_are_not_code() -> None:
@@ -40,4 +41,4 @@ def test_declared_outputs_are_not_code() -> None:
                                          {"path": "../outside.csv"}, {"path": "out_{seed}.csv"}]},
                  {"id": "b", "outputs": [{"path": "results.csv"}]}]
     assert own_paths("rra.yaml", {"launchers": launchers}) == (
-        "rra.yaml", "patches", ".rra", "runs", "results.csv", "figs", "tables/t1.json")
+        "rra.yaml", "patches", ".rra", ".rraignore", "runs", "results.csv", "figs", "tables/t1.json")

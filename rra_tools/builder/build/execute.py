@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from ...io.artifact import Artifact, load_artifact
+from ...io.atomic import write_atomic
+from ...io.ignore import IGNORE_FILE
 from ...model.agent import DecisionKind
 from .answers import log_tail, repair_answer
 from .context import Build, readme_context
@@ -61,8 +64,32 @@ def _run_launcher(build: Build, launcher_id: str) -> tuple[bool, dict[str, Any]]
     if result.successful:
         return True, facts
     facts["log_tail"] = log_tail(result.directory, result.record)
-    facts["stderr_log"] = str(result.directory / "stderr.log")
+    kept = _set_aside(build, launcher_id, result.directory)
+    facts["run_record"] = build.rel(kept / "record.json")
+    facts["stderr_log"] = str(kept / "stderr.log")
     return False, facts
+
+
+#: Where a failed attempt's run directory is kept, relative to the artifact.
+ATTEMPTS = ".rra/build/attempts"
+_IGNORE_LINE = f"/{ATTEMPTS}/"
+
+
+def _set_aside(build: Build, launcher_id: str, directory: Path) -> Path:
+    """Move a failed run out of the run records into :data:`ATTEMPTS`: it stays the repair's
+    evidence, but levels, ``rra results`` and a pack see only the runs of the repaired code.
+    ``.rraignore`` leaves the attempts out of a pack; deleting its line packs them."""
+    target = build.root / ATTEMPTS / launcher_id / directory.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    directory.rename(target)
+    ignore = build.root / IGNORE_FILE
+    text = ignore.read_text(encoding="utf-8") if ignore.is_file() else ""
+    if _IGNORE_LINE not in text.splitlines():
+        comment = "# rra build: failed attempts, kept as the evidence of repairs; delete the next line to pack them\n"
+        write_atomic(ignore, (text + ("\n" if text and not text.endswith("\n") else "") + comment
+                              + _IGNORE_LINE + "\n").encode("utf-8"))
+    build.progress(f"{launcher_id}: failed attempt kept in {build.rel(target)} (not a run record)")
+    return target
 
 
 def run(build: Build) -> None:
