@@ -100,32 +100,86 @@ def run(build: Build) -> None:
     record = build.steps["execute"]
     repairs: dict[str, int] = record.outputs.setdefault("repairs", {})
     runs: dict[str, str] = record.outputs.setdefault("runs", {})
+    # The inputs each launcher's last successful run had: a launcher whose inputs are the same
+    # is not run again (a change record touching one script re-runs only what imports it).
+    ran_with: dict[str, str] = record.outputs.setdefault("launcher_inputs", {})
     order = [launcher.id for launcher in launcher_order(run_artifact(build.root))]
-    for launcher in order:
-        while True:
-            ok, facts = _run_launcher(build, launcher)
-            if ok:
-                runs[launcher] = facts["run_record"]
-                build.progress(f"{launcher}: ok ({facts['run_record']})")
-                build.save()
-                break
-            done = repairs.get(launcher, 0)
-            if done >= build.options.max_repairs:
-                raise BuildError(f"launcher {launcher!r} still fails after {done} repair(s); last run: "
-                                 f"{facts.get('run_record', 'not started')}", facts.get("log_tail"))
-            ident = f"repair-{launcher}-{done + 1}"
-            shown = " ".join(facts["argv"])
-            request = build.request(
-                ident, DecisionKind.REPAIR,
-                f"launcher {launcher!r} fails ({shown}, exit status {facts.get('exit_status')}): repair it",
-                launcher=launcher, argv=facts["argv"], exit_status=facts.get("exit_status"),
-                status=facts.get("status"), run_record=facts.get("run_record"), log_tail=facts.get("log_tail"),
-                attempt=done + 1, context=readme_context(build))
-            log = facts.get("stderr_log", "LOG")
-            todo = (f"make launcher {launcher!r} work: fix the code in {build.root} and record each fix with "
-                    f"'rra change record ID PATH... -C {build.root} --kind KIND --rationale WHY --evidence-file "
-                    f"{log} --alters-method yes|no|unknown', or change the launcher in the manifest; or write the "
-                    f"answer {build.answer_path(ident)}")
-            repair_answer(build, request, todo, facts.get("log_tail") or "", launcher)
-            repairs[launcher] = done + 1
+    # A repair of a later launcher may change the code an earlier one ran: go round again until
+    # every launcher's last run had its present inputs (at most once more per launcher).
+    for round_ in range(len(order) + 1):
+        stale = _stale(build, order, runs, ran_with, report=round_ == 0)
+        if not stale:
+            return
+        for launcher in order:
+            if launcher in stale and _stale(build, [launcher], runs, ran_with, report=False):
+                _execute_one(build, launcher, repairs, runs, ran_with)
+    raise BuildError("the launchers' inputs keep changing as they are repaired; giving up",
+                     "look at the change records of this build's repairs")
+
+
+def _current_inputs(build: Build) -> dict[str, str]:
+    from ..patches import own_paths, work_tree_entries
+    from .launcher_inputs import launcher_inputs
+
+    artifact = build.artifact()
+    # Bytecode caches are written by the runs themselves, not code anyone changed.
+    entries = {path: entry for path, entry in work_tree_entries(
+        build.root, own_paths(artifact.manifest_path.name, artifact.data)).items()
+        if "__pycache__/" not in f"/{path}" and not path.endswith(".pyc")}
+    sources: dict[str, bytes] = {}
+    for path in entries:
+        if path.endswith(".py"):
+            try:
+                sources[path] = (build.root / path).read_bytes()
+            except OSError:
+                continue
+    return launcher_inputs(artifact.data, entries, sources)
+
+
+def _stale(build: Build, launchers: list[str], runs: dict[str, str], ran_with: dict[str, str], *,
+           report: bool) -> list[str]:
+    """The launchers that must run: never run successfully, or their inputs changed since;
+    ``report`` says which are not run again."""
+    current = _current_inputs(build)
+    stale = []
+    for launcher in launchers:
+        previous = runs.get(launcher)
+        if previous and ran_with.get(launcher) == current.get(launcher) and (build.root / previous).is_file():
+            if report:
+                build.progress(f"{launcher}: not run again: its inputs did not change since {previous}")
+        else:
+            stale.append(launcher)
+    return stale
+
+
+def _execute_one(build: Build, launcher: str, repairs: dict[str, int], runs: dict[str, str],
+                 ran_with: dict[str, str]) -> None:
+    """Run ``launcher`` until it succeeds, asking for a repair after each failure."""
+    while True:
+        ok, facts = _run_launcher(build, launcher)
+        if ok:
+            runs[launcher] = facts["run_record"]
+            ran_with[launcher] = _current_inputs(build)[launcher]
+            build.progress(f"{launcher}: ok ({facts['run_record']})")
             build.save()
+            return
+        done = repairs.get(launcher, 0)
+        if done >= build.options.max_repairs:
+            raise BuildError(f"launcher {launcher!r} still fails after {done} repair(s); last run: "
+                             f"{facts.get('run_record', 'not started')}", facts.get("log_tail"))
+        ident = f"repair-{launcher}-{done + 1}"
+        shown = " ".join(facts["argv"])
+        request = build.request(
+            ident, DecisionKind.REPAIR,
+            f"launcher {launcher!r} fails ({shown}, exit status {facts.get('exit_status')}): repair it",
+            launcher=launcher, argv=facts["argv"], exit_status=facts.get("exit_status"),
+            status=facts.get("status"), run_record=facts.get("run_record"), log_tail=facts.get("log_tail"),
+            attempt=done + 1, context=readme_context(build))
+        log = facts.get("stderr_log", "LOG")
+        todo = (f"make launcher {launcher!r} work: fix the code in {build.root} and record each fix with "
+                f"'rra change record ID PATH... -C {build.root} --kind KIND --rationale WHY --evidence-file "
+                f"{log} --alters-method yes|no|unknown', or change the launcher in the manifest; or write the "
+                f"answer {build.answer_path(ident)}")
+        repair_answer(build, request, todo, facts.get("log_tail") or "", launcher)
+        repairs[launcher] = done + 1
+        build.save()
