@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..manifest_edit import edit_manifest
 from .context import Build
 from .errors import BuildError
 from .state import digest
+
+if TYPE_CHECKING:
+    from ...run.plan import Artifact as RunArtifact
+    from ..reference import AddedObservation
 
 #: Who the build's own reference observations are by.
 BUILDER = "rra build"
@@ -71,6 +75,30 @@ def run(build: Build) -> None:
         return
     added = add_references(build.root, records, by=BUILDER, origin="refined")
     record.note = f"{len(added)} observation(s) of {len({a.claim for a in added})} claim(s)"
+    _varies(build, loaded, added)
+
+
+def _varies(build: Build, loaded: RunArtifact, added: Sequence[AddedObservation]) -> None:
+    """Record, for a launcher declared not stochastic, the claims whose repeated reference runs
+    gave different values: no seed controls it, yet it is not deterministic (unseeded randomness,
+    thread scheduling, the clock). That is said, with the values, in the state file and the
+    note; the observations keep the spread, so the claim's interval covers it."""
+    deterministic = {x.id for x in loaded.manifest.launchers if not x.stochastic}
+    launcher_of = {c.id: c.launcher for c in loaded.manifest.claims}
+    values: dict[str, list[float]] = {}
+    for observation in added:
+        if launcher_of.get(observation.claim) in deterministic:
+            values.setdefault(observation.claim, []).append(observation.value)
+    varies = {claim: found for claim, found in values.items() if len(found) > 1 and min(found) != max(found)}
+    record = build.steps["reference"]
+    record.outputs["varies"] = {claim: {"launcher": launcher_of[claim], "values": found}
+                                for claim, found in varies.items()}
+    for claim, found in varies.items():
+        message = (f"launcher {launcher_of[claim]!r} is not stochastic in the manifest (no seed), but its "
+                   f"{len(found)} reference runs gave claim {claim!r} different values ({min(found)} to "
+                   f"{max(found)}): something it does is random; its interval covers that spread")
+        build.progress(message)
+        record.note += f"; {claim} varies across repeats ({min(found)} to {max(found)})"
 
 
 def _taken(data: Mapping[str, Any], launcher_id: str, key: str) -> set[int]:
