@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import SPEC_VERSION
 from .detect.claims import detect_claims
+from .detect.claims_written import QUESTION_ADD, written_candidates
 from .detect.environment import DetectedEnvironment, detect_environment
 from .detect.findings import Finding
 from .detect.launchers import detect_launchers
@@ -61,6 +62,12 @@ class Draft:
     environment: DetectedEnvironment = field(default_factory=DetectedEnvironment)
     #: Text of a requirements file to write beside the manifest, when ``rra lock`` needs one.
     requirements_text: str | None = None
+    #: Questions for the build's *claim* decision (``item`` ``claim-question``), where the
+    #: repository shows results that no claim can read: a figure, a NumPy array, a CSV or JSON file
+    #: whose columns or keys are made at run time (each at the writing call's ``file:line``), or no
+    #: candidate claim at all (``file`` ``.``). Asked as ``f"{value} ({where}): {note}"``, e.g.
+    #: "results only as a figure fig1.png (plot.py:12): no claim can be read from it; add one".
+    claim_questions: list[Finding] = field(default_factory=list)
 
     def text(self) -> str:
         """The manifest file's text: a ``$schema`` line, a header, the data as block YAML."""
@@ -111,10 +118,16 @@ def draft_manifest(raw: Path, *, upstream: str | None = None, artifact_id: str |
                          "the repository says how long a run takes")
     data["launchers"] = launchers
     draft.candidates = detect_claims(repo)
+    printing = {str(c.file) for c in draft.candidates if c.parts[:1] == ("print",)}
+    from_files, draft.claim_questions = written_candidates(found.written, printing)
+    draft.candidates.extend(from_files)
     if paper_file is not None:
         from .detect.paper_file import paper_candidates
 
         draft.candidates.extend(paper_candidates(paper_file))
+    if not draft.candidates and not draft.claim_questions:
+        draft.claim_questions.append(Finding("claim-question", "no candidate claim: no results table, printed metric "
+                                             "or number written to a file was found", ".", None, QUESTION_ADD))
     claims = draft_claims(draft.candidates, launchers)
     data["claims"] = claims.claims
     draft.written = claims.written

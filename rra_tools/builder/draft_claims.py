@@ -17,8 +17,14 @@ the claim's first reference observation (the schema needs one; runs add the othe
 schema needs but the repository does not state (the launcher when no print names it, the
 metric's direction) are written as stated assumptions.
 
-A printed metric that matches no table cell has no reported value, and a number in a PDF's table
-line is not told apart from its neighbours: those stay candidates, printed but not written.
+A number a script writes to a file it declares as an output (a CSV column, a JSON key:
+:mod:`.detect.claims_written`) is matched to the table's columns as a print is, and read back by
+``extract: {output, csv: {column, row_index: -1}}`` or ``{output, json_pointer}`` (the CSV's last
+row, listed under "assumed": which row holds the table's row is not known statically).
+
+A printed or written metric that matches no table cell has no reported value, and a number in a
+PDF's table line is not told apart from its neighbours: those stay candidates, printed but not
+written.
 """
 
 from __future__ import annotations
@@ -162,11 +168,34 @@ def _prints_of_cells(candidates: list[Finding], prints: list[tuple[int, Finding]
     return out
 
 
+def _output_of(found: Finding, launchers: list[dict[str, Any]]) -> str | None:
+    """The id of the declared output a written-file candidate reads, if its launcher declares it."""
+    launcher = _launcher_of(found.file, launchers)
+    data = next((x for x in launchers if x["id"] == launcher), None)
+    for output in (data or {}).get("outputs") or []:
+        if output.get("path") == found.parts[2]:
+            return str(output["id"])
+    return None
+
+
+def _extract(found: Finding, launchers: list[dict[str, Any]], assumed: list[str]) -> dict[str, Any]:
+    """The extraction of a print (a regex over standard output) or of a written file's value."""
+    if found.parts[:1] == ("print",):
+        return {"stream": "stdout", "regex": {"pattern": found.parts[2]}}
+    output = _output_of(found, launchers)
+    if found.parts[3] == "json":
+        return {"output": output, "json_pointer": found.parts[4]}
+    assumed.append(f"row_index -1 of {found.parts[2]} (its last row: which row holds this value is not known "
+                   f"statically, {found.where})")
+    return {"output": output, "csv": {"column": found.parts[4], "row_index": -1}}
+
+
 def draft_claims(candidates: list[Finding], launchers: list[dict[str, Any]]) -> DraftedClaims:
-    """Claims for the table cells among ``candidates``, each with the printed metric of the same
-    name when there is one, for the drafted ``launchers``."""
+    """Claims for the table cells among ``candidates``, each with the printed or written metric of
+    the same name when there is one, for the drafted ``launchers``."""
     out = DraftedClaims()
-    prints = [(i, c) for i, c in enumerate(candidates) if c.parts[:1] == ("print",)]
+    prints = [(i, c) for i, c in enumerate(candidates) if c.parts[:1] == ("print",) or (
+        c.parts[:1] == ("file",) and len(c.parts) == 5 and _output_of(c, launchers) is not None)]
     taken: set[str] = set()
     chosen = _prints_of_cells(candidates, prints, launchers)
     for index, cell in enumerate(candidates):
@@ -187,19 +216,23 @@ def draft_claims(candidates: list[Finding], launchers: list[dict[str, Any]]) -> 
             launcher = str(launchers[-1]["id"])
             assumed.append(f"launcher {launcher} (the {'only' if len(launchers) == 1 else 'last'} launcher: no "
                            "print call of the metric names one)")
+        extract: dict[str, Any]
         if printed is not None:
-            extract: dict[str, Any] = {"stream": "stdout", "regex": {"pattern": printed[1].parts[2]}}
+            extract = _extract(printed[1], launchers, assumed)
             out.written.setdefault(printed[0], ident)  # decided with the first claim it went into
         elif shared:
             # Several rows would be read by the one print, which shows one value: not guessed.
             (at, found), others = shared[0], shared[1:]
             where_print = _SAFE.sub("_", found.where)
+            what = f"the print at {where_print} shows" if found.parts[:1] == ("print",) else \
+                f"the file {_SAFE.sub('_', found.parts[2])} written at {where_print} holds"
             extract = {"stream": "stdout", "regex": {"pattern": (
-                f"TODO: the print at {where_print} shows one value for {len(others) + 1} rows of this column; "
+                f"TODO: {what} one value for {len(others) + 1} rows of this column; "
                 f"which row it is is not known: a regular expression whose group 1 captures this row's value, "
                 f"e.g. RMSE: ([-+]?[0-9.]+)")}}
             out.written.setdefault(at, ident)  # decided with the first claim of its rows
-            assumed.append(f"extraction left as TODO: the print of {found.parts[1]!r} ({found.where}) would "
+            source_kind = "print" if found.parts[:1] == ("print",) else "written value"
+            assumed.append(f"extraction left as TODO: the {source_kind} of {found.parts[1]!r} ({found.where}) would "
                            f"read every row of column {column!r} ({', '.join(o[1].where for o in others)} and this "
                            "one), and its script or launcher does not name this row alone")
         else:

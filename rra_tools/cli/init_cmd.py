@@ -34,13 +34,16 @@ def init_command(raw_repo: str, artifact: str | None, upstream: str | None, arti
     paper's metadata (CITATION.cff or codemeta.json, arXiv/DOI links in the README), the environment
     (requirements files, pyproject.toml, setup.py read without running it, setup.cfg, conda
     files, Pipfile, .python-version, runtime.txt; the first in that order is used and the others
-    are reported; apt.txt; a Dockerfile's base image), launchers (MLproject, dvc.yaml, console scripts, __main__ scripts with their
-    argparse or click options; the README's commands) and candidate claims (numbers in Markdown,
-    reStructuredText and LaTeX tables, printed metrics, and the tables of --paper FILE; a table's
-    number becomes a claim, with the printed metric of the same name as its extraction, and TODOs
-    to confirm it). Each item found is printed with its file:line; whatever the repository does
-    not say is a TODO that 'rra validate' reports (RRA214), and two sources that disagree become a
-    discrepancy stub.
+    are reported; apt.txt; a Dockerfile's base image), launchers (MLproject, dvc.yaml, console
+    scripts, the README's commands that run a file of the repository, scripts with a __main__ guard
+    or whose module level runs code, with their argparse or click options; the files their code
+    writes become outputs) and candidate claims (numbers in Markdown, reStructuredText and LaTeX
+    tables, printed metrics, CSV columns and JSON keys the code writes, and the tables of --paper
+    FILE; a table's number becomes a claim, with the printed or written metric of the same name as
+    its extraction, and TODOs to confirm it; results only in a figure or an array are printed as
+    questions for rra build's claim step). Each item found is printed with its file:line; whatever
+    the repository does not say is a TODO that 'rra validate' reports (RRA214), and two sources that
+    disagree become a discrepancy stub.
     Otherwise the directory gets a blank template. Never overwrites a manifest."""
     import shlex
     from pathlib import Path
@@ -88,9 +91,13 @@ def _render(draft: Draft) -> None:
         for index, finding in enumerate(draft.candidates):
             claim = draft.written.get(index)
             fate = f"claim {claim}" if claim is not None else \
-                "not written: no reported value" if finding.parts[:1] == ("print",) else \
+                "not written: no reported value" if finding.parts[:1] in (("print",), ("file",)) else \
                 "not written: not one number"
             click.echo(_line(finding, fate))
+    if draft.claim_questions:
+        click.echo("claim questions (rra build's claim step asks them):")
+        for finding in draft.claim_questions:
+            click.echo(_line(finding))
     for problem in draft.problems:
         click.echo(f"skipped {problem.where}: {problem.note}")
     if draft.assumed:

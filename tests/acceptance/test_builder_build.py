@@ -96,18 +96,21 @@ def test_a_wrong_readme_command_is_repaired_and_recorded(tmp_path: Path) -> None
     artifact = tmp_path / "artifact"
     done = rra("build", str(raw), "-o", str(artifact), "--agent", agent("wrong-readme"))
     assert done.returncode == 0, done.stderr
-    assert "build: running main: python train_perceptron.py --epochs 20\n" in done.stderr
-    assert "build: asking the agent: launcher 'main' fails (python train_perceptron.py --epochs 20, exit status 2): " \
+    # rra init drafted the README's command as launcher 'train' (it runs train.py); the option it
+    # passes is not one train.py has.
+    assert "build: running train: python train.py --num-epochs 20\n" in done.stderr
+    assert "build: asking the agent: launcher 'train' fails (python train.py --num-epochs 20, exit status 2): " \
            "repair it\n" in done.stderr
     assert "build: recorded change fix-readme-command: patches/0001-fix-readme-command.patch (README.md)\n" \
         in done.stderr
-    assert "build: running main: python train.py --epochs 20\n" in done.stderr
-    request = json.loads((artifact / ".rra/build/decisions/repair-main-1.request.json").read_text())
-    assert (request["kind"], request["launcher"], request["exit_status"], request["attempt"]) == ("repair", "main", 2, 1)
-    assert "can't open file" in request["log_tail"]
-    assert request["context"] == {"readme_commands": "python train_perceptron.py --epochs 20"}
+    assert "build: running train: python train.py --epochs 20\n" in done.stderr
+    request = json.loads((artifact / ".rra/build/decisions/repair-train-1.request.json").read_text())
+    assert (request["kind"], request["launcher"], request["exit_status"], request["attempt"]) == (
+        "repair", "train", 2, 1)
+    assert "unrecognized arguments: --num-epochs 20" in request["log_tail"]
+    assert request["context"] == {"readme_commands": "python train.py --num-epochs 20"}
     patch = (artifact / "patches/0001-fix-readme-command.patch").read_text()
-    assert "-python train_perceptron.py --epochs 20\n+python train.py --epochs 20\n" in patch
+    assert "-python train.py --num-epochs 20\n+python train.py --epochs 20\n" in patch
     verify = rra("change", "verify", "-C", str(artifact))
     assert verify.returncode == 0, verify.stderr
     levels, codes = validate(artifact)
@@ -115,7 +118,7 @@ def test_a_wrong_readme_command_is_repaired_and_recorded(tmp_path: Path) -> None
     assert codes == ["RRA503"]
     manifest = (artifact / "rra.yaml").read_text()
     assert "    kind: config\n" in manifest and '    alters_method: "no"\n' in manifest
-    assert "can't open file" in manifest  # the failing log is the change's evidence
+    assert "unrecognized arguments" in manifest  # the failing log is the change's evidence
 
 
 #: An agent that answers as the scripted one, except the README repair: that answer's manifest
@@ -126,13 +129,13 @@ from pathlib import Path
 
 scripted, fixture, request_file = sys.argv[1:]
 request = json.loads(Path(request_file).read_text())
-if request["id"] != "repair-main-1":
+if request["id"] != "repair-train-1":
     sys.exit(subprocess.run([sys.executable, scripted, fixture, request_file]).returncode)
 artifact = Path(request["artifact"])
 for name in ("rra.yaml", "README.md"):
     shutil.copy(artifact / name, artifact.parent / ("asked-" + name))
 Path(request["answer"]).write_text(json.dumps({
-    "rra_agent_answer": "1.0", "request": "repair-main-1",
+    "rra_agent_answer": "1.0", "request": "repair-train-1",
     "set": [{"pointer": "/launchers/0/argv", "value": ["python", "train.py", "--epochs", "20"]}],
     "files": [{"path": "README.md", "content": "python train.py --epochs 20\n"},
               {"path": "../outside.py", "content": "print(1)\n"}],
@@ -148,7 +151,7 @@ def test_a_refused_repair_answer_changes_neither_the_manifest_nor_the_code(tmp_p
     # Unsandboxed: this agent snapshots the artifact beside it (outside it) for the test to compare.
     done = rra("build", str(raw), "-o", str(artifact), "--sandbox", "none", "--agent",
                shlex.join([sys.executable, str(wrapper), str(AGENT), "wrong-readme"]))
-    answer = artifact / ".rra/build/decisions/repair-main-1.answer.json"
+    answer = artifact / ".rra/build/decisions/repair-train-1.answer.json"
     assert done.returncode == 1, done.stderr
     assert done.stderr.splitlines()[-2] == (
         f"error: answer {answer}: field 'files/1/path': '../outside.py' is not a path inside the artifact")

@@ -115,9 +115,15 @@ def test_plain_scripts_environment_launcher_and_candidates(tmp_path: Path) -> No
     repo, out, data = _draft("plain-scripts", tmp_path)
     _found(out,
            "  requirement      numpy>=1.24,<2  [requirements.txt:2]",
-           "  option           --lam: float = 0.1  [train.py:11]",
-           "  launcher         train: python train.py --seed {seed} --lam {lam} --n {n}  [train.py:1]  "
-           "(a script run as __main__)",
+           "  launcher         train: python train.py --seed {seed} --lam {lam} --n {n}  [README.md:9]  "
+           "(from README.md:9: the README's command for train.py)",
+           "  option           --seed: int = 0  [README.md:9]  (the README's seed; train.py:10 declares --seed with "
+           "default 0)",
+           "  option           --lam: float = 0.1  [README.md:9]  (the README's value; train.py:11 declares --lam with "
+           "default 0.1)",
+           "  option           --n: int = 200  [train.py:12]  (not passed by the README: its default)",
+           "  launcher train: the command README.md:9 shows for train.py (prose may be out of date: the build's "
+           "execute step shows whether it runs)",
            "candidate claims (written as claims with TODOs to confirm, or printed only):",
            "  claim-candidate  housing / RMSE = 0.82  [README.md:16]  (a number in a results table; claim housing-rmse)",
            r"  claim-candidate  stdout regex RMSE:\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?)  [train.py:17]  "
@@ -127,7 +133,7 @@ def test_plain_scripts_environment_launcher_and_candidates(tmp_path: Path) -> No
            "  claim housing-rmse: extraction left as TODO: the print of 'RMSE' (train.py:17) would read every row of "
            "column 'RMSE' (README.md:17 and this one), and its script or launcher does not name this row alone, "
            "metric direction 'lower' (its name says lower is better)",
-           "  launcher train seeds [0]: the default of --seed (train.py:10); a full reproduction usually runs several")
+           "  launcher train seeds [0]: the README's --seed (README.md:9); a full reproduction usually runs several")
     assert data["launchers"] == [{
         "id": "train", "description": "TODO: what train.py computes",
         "argv": ["python", "train.py", "--seed", "{seed}", "--lam", "{lam}", "--n", "{n}"], "seeds": [0],
@@ -309,4 +315,10 @@ def test_candidates_are_printed_with_what_became_of_them(tmp_path: Path) -> None
            "(printed metric 'val_accuracy'; claim perceptron-validation-accuracy)")
     [claim] = data["claims"]  # type: ignore[misc]
     assert (claim["launcher"], claim["extract"]["regex"]["pattern"]) == (
-        "main", r"val_accuracy:\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?)")
+        "train", r"val_accuracy:\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?)")
+    # The README's command is the launcher, as written: it passes an option train.py does not
+    # declare (--num-epochs), so the script's own options are not added to it.
+    _found(out, "  launcher         train: python train.py --num-epochs 20  [README.md:8]  (from README.md:8: the "
+                "README's command for train.py)")
+    assert [launcher["argv"] for launcher in data["launchers"]] == [  # type: ignore[attr-defined]
+        ["python", "train.py", "--num-epochs", "20"]]

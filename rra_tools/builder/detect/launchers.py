@@ -1,6 +1,10 @@
 """Launchers a repository already declares: ``MLproject`` entry points, ``dvc.yaml`` stages, the
-console scripts of its package, and ``__main__`` scripts with their argparse options; commands in
-the README's shell code blocks are reported beside them (not drafted: prose may be out of date).
+console scripts of its package; the commands of the README's shell code blocks that run a file of
+the repository no declared launcher runs (:mod:`.readme_launchers`); and, when nothing declares a
+launcher, the repository's scripts: ``__main__``-guarded ones with their argparse options, and
+files whose module level does the work (:mod:`.scripts`). A README command and a script that run
+the same file are one launcher, the README's (what the authors ran). Each launcher that runs a
+Python file declares the files it visibly writes (:mod:`.outputs`).
 
 Where two sources give one parameter different defaults (an MLproject entry point passing
 ``--lr {lr}`` with default 0.05 to a script whose ``--lr`` defaults to 0.1), both are recorded as
@@ -18,7 +22,10 @@ from typing import Any
 
 from .argparse_static import Option, has_main_guard, read_options
 from .findings import Finding
+from .outputs import Written, committed_header, declare_outputs, written_files
+from .readme_launchers import file_run_by, readme_launchers
 from .repo import RawRepo
+from .scripts import first_work, imported_files
 from .yamlfile import YamlFile, read_yaml
 
 __all__ = ["DetectedLaunchers", "detect_launchers"]
@@ -43,6 +50,11 @@ class DetectedLaunchers:
     scripts: dict[str, list[Option]] = field(default_factory=dict)
     #: Python files with a ``__main__`` guard (scripts meant to be run), in path order.
     mains: list[str] = field(default_factory=list)
+    #: Python files without a guard whose module level does work and that no other file imports:
+    #: the line of their first statement that does work.
+    unguarded: dict[str, int] = field(default_factory=dict)
+    #: What the Python file each launcher runs visibly writes, by file (see :mod:`.outputs`).
+    written: dict[str, list[Written]] = field(default_factory=dict)
     assumed: list[str] = field(default_factory=list)
 
 
@@ -292,19 +304,35 @@ def _param_value(params: YamlFile | None, key: str) -> tuple[Any, int | None]:
     return node, params.line(*parts)
 
 
+#: A line that may start a module-level statement doing work: a call (a parenthesis before any
+#: '=', not a def or class), a loop, a with, an if or a try at column 0. Only files with one are
+#: parsed for :func:`.scripts.first_work`.
+_MODULE_WORK = re.compile(r"^(?:(?!def |class |async def )[A-Za-z_][^=\n]*\(|for |while |with |if |try:|async )",
+                          re.MULTILINE)
+
+
 def _scripts(repo: RawRepo, out: DetectedLaunchers) -> None:
+    unguarded: dict[str, int] = {}
     for name in repo.files:
         if not name.endswith(".py") or _NOT_EXPERIMENTS.search(name) or name.count("/") > 2:
             continue
         text = repo.text(name)
-        if text is None or "__main__" not in text and "add_argument" not in text and "option(" not in text:
+        if text is None:
+            continue
+        work = PurePosixPath(name).name != "__init__.py" and _MODULE_WORK.search(text) is not None
+        if "__main__" not in text and "add_argument" not in text and "option(" not in text and not work:
             continue
         tree = repo.tree(name)
         if tree is None:
             continue
-        out.scripts[name] = read_options(tree, text) if "add_argument" in text or "option(" in text else []
+        if "__main__" in text or "add_argument" in text or "option(" in text:
+            out.scripts[name] = read_options(tree, text) if "add_argument" in text or "option(" in text else []
         if has_main_guard(tree):
             out.mains.append(name)
+        elif work and (first := first_work(tree)) is not None:
+            unguarded[name] = first.lineno
+    imported = imported_files(repo, sorted(unguarded))
+    out.unguarded = {name: line for name, line in unguarded.items() if name not in imported}
 
 
 def _from_options(argv: list[str], options: list[Option], file: str, out: DetectedLaunchers,
@@ -372,10 +400,12 @@ def readme_commands(name: str, text: str, scripts: frozenset[str] = frozenset())
 
 def detect_launchers(repo: RawRepo, console_scripts: dict[str, tuple[str, str, int]],
                      problems: list[Finding]) -> DetectedLaunchers:
-    """Launchers from MLproject, dvc.yaml, console scripts and (when none of those declares any)
-    the repository's ``__main__`` scripts."""
+    """Launchers from MLproject, dvc.yaml, console scripts, the README's commands that run a file
+    none of those runs, and (when none of those declares any) the repository's scripts; each with
+    the files its Python script visibly writes as outputs."""
     out = DetectedLaunchers()
     taken: set[str] = set()
+    covered: set[str] = set()
     readme = repo.first("README.md", "README.rst", "README")
     readme_text = repo.text(readme) if readme else None
     if readme is not None and readme_text is not None:
@@ -387,26 +417,71 @@ def detect_launchers(repo: RawRepo, console_scripts: dict[str, tuple[str, str, i
         module = target.split(":", 1)[0].strip()
         candidates = [module.replace(".", "/") + ".py", "src/" + module.replace(".", "/") + ".py"]
         path = next((c for c in candidates if c in out.scripts), None)
+        covered.update(candidates)
         launcher = _from_options([script], out.scripts.get(path, []) if path else [], path or file, out,
                                  _launcher_id(script, taken))
         launcher["description"] = f"console script {script} ({target})"
         out.launchers.append(launcher)
         out.findings.append(Finding("launcher", f"{launcher['id']}: {' '.join(launcher['argv'])}", file,
                                     line or None, f"console script {script} = {target}"))
-    if out.launchers:
-        return out
-    for script in out.mains:
-        main = PurePosixPath(script)
-        if main.name == "__main__.py" and len(main.parts) > 1:
-            # A package's __main__ imports its package (often relatively): it runs as 'python -m
-            # package', not as a file, which would fail on its first relative import.
-            package = main.parent.as_posix().removeprefix("src/")
-            argv, name = ["python", "-m", package.replace("/", ".")], main.parent.name
-        else:
-            argv, name = ["python", script], main.stem
-        launcher = _from_options(argv, out.scripts[script], script, out, _launcher_id(name, taken))
-        launcher["description"] = f"TODO: what {script} computes"
-        out.launchers.append(launcher)
+    covered.update(f for launcher in out.launchers if (f := file_run_by(repo, [str(a) for a in launcher["argv"]])))
+    commands = [f for f in out.findings if f.item == "readme-command"]
+    from_readme, notes = readme_launchers(repo, commands, out.scripts, covered,
+                                          lambda name: _launcher_id(name, taken))
+    out.findings.extend(notes)
+    declared = bool(out.launchers)
+    for drafted in from_readme:
+        out.launchers.append(drafted.launcher)
+        out.findings.extend(drafted.findings)
+        out.assumed.extend(drafted.assumed)
+        _no_seed(out, drafted.launcher)
+    if not declared:
+        run = {drafted.file for drafted in from_readme}
+        for script in sorted({*out.mains, *out.unguarded}):
+            if script not in run:
+                _script_launcher(out, script, taken)
+    for launcher in out.launchers:
+        runs = file_run_by(repo, [str(a) for a in launcher["argv"]])
+        tree = repo.tree(runs) if runs is not None and runs.endswith(".py") else None
+        if runs is None or tree is None:
+            continue
+        if runs not in out.written:
+            out.written[runs] = written_files(tree)
+            for item in out.written[runs]:
+                # Columns the code makes at run time may be in the copy of the results the
+                # repository holds (its header row).
+                text = repo.text(item.path) if item.kind == "csv" and item.fields is None and item.path else None
+                if text is not None and (header := committed_header(text)) is not None:
+                    item.fields, item.fields_from = header, item.path
+        out.findings.extend(declare_outputs(launcher, runs, out.written[runs]))
+    return out
+
+
+def _no_seed(out: DetectedLaunchers, launcher: dict[str, Any]) -> None:
+    if "seeds" not in launcher:
+        launcher["stochastic"] = False
+        out.assumed.append(f"launcher {launcher['id']} stochastic: false: it has no --seed option")
+
+
+def _script_launcher(out: DetectedLaunchers, script: str, taken: set[str]) -> None:
+    """The launcher of a ``__main__``-guarded script, or of one whose module level does the work."""
+    main = PurePosixPath(script)
+    if main.name == "__main__.py" and len(main.parts) > 1:
+        # A package's __main__ imports its package (often relatively): it runs as 'python -m
+        # package', not as a file, which would fail on its first relative import.
+        package = main.parent.as_posix().removeprefix("src/")
+        argv, name = ["python", "-m", package.replace("/", ".")], main.parent.name
+    else:
+        argv, name = ["python", script], main.stem
+    launcher = _from_options(argv, out.scripts.get(script, []), script, out, _launcher_id(name, taken))
+    launcher["description"] = f"TODO: what {script} computes"
+    out.launchers.append(launcher)
+    if script in out.mains:
         out.findings.append(Finding("launcher", f"{launcher['id']}: {' '.join(launcher['argv'])}", script, 1,
                                     "a script run as __main__"))
-    return out
+        return
+    line = out.unguarded[script]
+    out.findings.append(Finding("launcher", f"{launcher['id']}: {' '.join(launcher['argv'])}", script, line,
+                                "a script without a __main__ guard: its module level runs code"))
+    out.assumed.append(f"launcher {launcher['id']}: {script} has no __main__ guard; taken for a script as its "
+                       f"module level runs code from {script}:{line} and no file of the repository imports it")
