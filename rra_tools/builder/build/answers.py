@@ -152,6 +152,14 @@ def repair_answer(build: Build, request: AgentRequest, todo: str, evidence: str,
     if answer.files and answer.change is None:
         raise AnswerInvalid(f"answer {answer_path}: field 'change': files of the code are written, and a change "
                             "needs its record (id, kind, rationale, alters_method)")
+    apply_with_files(build, answer, answer_path, evidence, launcher)
+    build.applied(request)
+
+
+def apply_with_files(build: Build, answer: AgentAnswer, answer_path: Path, evidence: str,
+                     launcher: str | None = None) -> None:
+    """Apply an answer that may write files of the code: every path checked first, then the
+    manifest's ``set``, the files, and their change record (noted in the current decision)."""
     targets = _file_targets(build, answer, answer_path)
     apply_set(build, answer, answer_path)
     files = _write_files(targets)
@@ -161,7 +169,6 @@ def repair_answer(build: Build, request: AgentRequest, todo: str, evidence: str,
     record.decisions[-1]["change"] = changed
     if answer.change is not None and changed is None:
         record.decisions[-1]["rationale"] = answer.change.rationale
-    build.applied(request)
 
 
 def log_tail(directory: Path, record: Mapping[str, Any]) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 from ...model.agent import AgentAnswer, AgentRequest, Candidate, DecisionKind
 from ..agent import AnswerInvalid
 from ..manifest_edit import edit_manifest
-from .answers import apply_set, plain_data
+from .answers import apply_set, apply_with_files, plain_data
 from .context import Build, readme_context
 
 
@@ -47,6 +47,45 @@ def run(build: Build) -> None:
             build.applied(request)  # saves the state too
         else:
             build.save()
+    _questions(build, decided, confirmed)
+
+
+def _questions(build: Build, decided: list[int], confirmed: list[int]) -> None:
+    """One *claim* decision per result the draft could not read (a figure, an array, columns
+    made at run time, or no result at all): the answer adds the claim, with the change that
+    makes a script write its number if need be, or rejects the question."""
+    questions = build.steps["specify"].outputs.get("claim_questions") or []
+    offset = len(build.steps["specify"].outputs.get("candidates") or [])
+    for number, found in enumerate(questions, 1):
+        index = offset + number
+        if index in decided:
+            continue
+        candidate = Candidate.model_validate(found)
+        ident = f"claim-question-{number}"
+        where = f" ({_where(candidate)})" if candidate.file not in (None, "", ".") else ""
+        request = build.request(
+            ident, DecisionKind.CLAIM,
+            f"{candidate.value}{where}: which claim of the paper does it give? add the claim (at /claims/-), reading "
+            "its number from what a launcher prints or writes; if no launcher writes it, write the files that make "
+            "one write it (a change record explains them) and declare the output; or reject the question",
+            candidate=candidate, context=readme_context(build))
+        answer_path = build.answer_path(ident)
+        todo = (f"add the claim to {build.root / build.artifact().manifest_path.name} by hand, or write the answer "
+                f"{answer_path}: a claim appended ({{\"rra_agent_answer\": \"1.0\", \"request\": \"{ident}\", \"set\": "
+                '[{"pointer": "/claims/-", "value": {...}}], with "files" and "change" when code must write the '
+                'number}) or a rejection ({..., "reject": "why"})')
+        answer = build.ask(request, todo).answer
+        if (answer.reject is None) == (not answer.set):
+            raise AnswerInvalid(f"answer {answer_path}: field 'reject': an answer to a claim question either adds "
+                                "the claim ('set') or rejects the question ('reject'), not both or neither")
+        if answer.files and answer.change is None:
+            raise AnswerInvalid(f"answer {answer_path}: field 'change': files of the code are written, and a "
+                                "change needs its record (id, kind, rationale, alters_method)")
+        if answer.set:
+            apply_with_files(build, answer, answer_path, f"{candidate.value}{where}")
+            confirmed.append(index)
+        decided.append(index)
+        build.applied(request)
 
 
 def _where(candidate: Candidate) -> str:

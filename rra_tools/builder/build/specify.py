@@ -74,6 +74,9 @@ def run(build: Build) -> None:
                         **({"line": f.line} if f.line else {}), **({"note": f.note} if f.note else {}),
                         **({"claim": draft.written[i]} if i in draft.written else {})}
                        for i, f in enumerate(draft.candidates)],
+        "claim_questions": [{"item": f.item, "value": str(f.value), **({"file": f.file} if f.file else {}),
+                             **({"line": f.line} if f.line else {}), **({"note": f.note} if f.note else {})}
+                            for f in draft.claim_questions],
         "readme_commands": [str(f.value) for f in draft.findings if f.item == "readme-command"],
         "assumed": list(draft.assumed),
     }
