@@ -10,6 +10,7 @@ from pathlib import Path
 from rra_tools.builder.detect.argparse_static import Option
 from rra_tools.builder.detect.claims_written import written_candidates
 from rra_tools.builder.detect.findings import Finding
+from rra_tools.builder.detect.launchers import readme_commands
 from rra_tools.builder.detect.outputs import Written, declare_outputs, written_files
 from rra_tools.builder.detect.readme_launchers import readme_launchers
 from rra_tools.builder.detect.repo import RawRepo
@@ -147,3 +148,13 @@ def test_a_figure_only_shown_is_a_question_not_an_output() -> None:
     # Saved too: the saved file is the question, not the window.
     both = written_files(ast.parse("import matplotlib.pyplot as plt\nplt.savefig('a.png')\nplt.show()\n"))
     assert [(w.path, w.kind) for w in both] == [("a.png", "figure")]
+
+
+def test_leading_assignments_of_a_readme_command_are_the_launchers_environment() -> None:
+    [command] = readme_commands("README.md", "```bash\nCUDA_VISIBLE_DEVICES=0 OMP_NUM_THREADS=4 python train.py\n```\n")
+    assert (command.value, command.where) == ("CUDA_VISIBLE_DEVICES=0 OMP_NUM_THREADS=4 python train.py",
+                                              "README.md:2")
+    repo = RawRepo(root=Path("."), files=["train.py"])
+    [drafted], _ = readme_launchers(repo, [command], {}, set(), lambda name: name)
+    assert (drafted.launcher["argv"], drafted.launcher["env"]) == (
+        ["python", "train.py"], {"CUDA_VISIBLE_DEVICES": "0", "OMP_NUM_THREADS": "4"})

@@ -373,7 +373,9 @@ def _from_options(argv: list[str], options: list[Option], file: str, out: Detect
 
 _FENCE = re.compile(r"^\s*(```|~~~)\s*([A-Za-z]*)")
 _SHELL_LANGS = frozenset({"", "bash", "sh", "shell", "console", "zsh"})
-_COMMAND = re.compile(r"^(python[0-9.]*|bash|sh|\./|torchrun|accelerate|deepspeed|mlflow|dvc|make)\b")
+#: A command that runs something, after any environment assignments (``CUDA_VISIBLE_DEVICES=0 python ...``).
+_COMMAND = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(python[0-9.]*|bash|sh|\./|torchrun|accelerate|deepspeed|"
+                      r"mlflow|dvc|make)\b")
 
 
 def readme_commands(name: str, text: str, scripts: frozenset[str] = frozenset()) -> list[Finding]:

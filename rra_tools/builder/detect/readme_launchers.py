@@ -7,7 +7,8 @@ authors ran them; the value given to an option the script declares (argparse or 
 typed parameter whose default is the README's value (``--seed`` becomes the launcher's seed), and
 the script's other options follow as parameters at their own defaults (unless the README passes
 an option the script does not declare), so that the command runs as the README says and its
-settings can be changed. Prose may be out of date: each
+settings can be changed; leading assignments (``CUDA_VISIBLE_DEVICES=0 python ...``) are the
+launcher's ``env``. Prose may be out of date: each
 drafted command is listed under "assumed", and the build's execute step shows whether it runs. A
 command the manifest cannot hold as one argv (pipes, redirections, ``&&``, shell variables, a
 continued line) or that runs a file the repository lacks is reported, not drafted.
@@ -34,6 +35,7 @@ _SHELLS = frozenset({"bash", "sh", "zsh"})
 _SHELL_WORDS = frozenset({"|", "||", "&&", ";", ">", ">>", "<", "&", "2>&1", "2>", "1>", "&>", "\\"})
 _PARAM = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _NUMBER = re.compile(r"-[0-9.]+(?:[eE][-+]?[0-9]+)?")
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
 
 
 @dataclass
@@ -170,6 +172,11 @@ def readme_launchers(repo: RawRepo, commands: list[Finding], options: dict[str, 
             argv = shlex.split(text)
         except ValueError:
             continue
+        # Leading assignments (CUDA_VISIBLE_DEVICES=0 python ...) are the launcher's environment.
+        env: dict[str, str] = {}
+        while argv and (assignment := _ASSIGNMENT.fullmatch(argv[0])) is not None:
+            env[assignment.group(1)] = assignment.group(2)
+            argv = argv[1:]
         file = file_run_by(repo, argv)
         if file is None or file in covered:
             continue
@@ -192,6 +199,8 @@ def readme_launchers(repo: RawRepo, commands: list[Finding], options: dict[str, 
         launcher: dict[str, Any] = {"id": launcher_id, "description": f"TODO: what {file} computes", "argv": argv}
         findings: list[Finding] = []
         launcher["argv"] = _parameters(argv, options.get(file, []), file, readme, line, launcher, findings)
+        if env:
+            launcher["env"] = env
         findings.insert(0, Finding("launcher", f"{launcher_id}: {' '.join(launcher['argv'])}", readme, line,
                                    f"from {where}: the README's command for {file}"))
         assumed = [f"launcher {launcher_id}: the command {where} shows for {file} (prose may be out of date: the "
