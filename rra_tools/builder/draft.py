@@ -25,8 +25,9 @@ from .detect.findings import Finding
 from .detect.launchers import detect_launchers
 from .detect.license import declared_license, detect_license
 from .detect.paper import detect_paper
+from .detect.randomness import settle_stochastic
 from .detect.system import detect_system
-from .detect.repo import CREDENTIALS_REMOVED, RawRepo, parse_upstream_option, without_credentials
+from .detect.repo import CREDENTIALS_REMOVED, MAX_WALKED, RawRepo, parse_upstream_option, without_credentials
 from .draft_claims import draft_claims
 from .init import AlreadyExists, _slug, check_id, check_title, schema_modeline
 from .yamltext import to_yaml
@@ -35,6 +36,8 @@ __all__ = ["REQUIREMENTS_NAME", "Draft", "draft_manifest", "write_draft"]
 
 #: The file the draft's requirements are written to when ``rra lock`` would not find them in place.
 REQUIREMENTS_NAME = "requirements.in"
+#: What a plain directory (no .git) says of its upstream: nothing.
+PLAIN_DIRECTORY_UPSTREAM = "a plain directory: give --upstream URL@COMMIT (the archive's DOI/URL)"
 #: Requirement sources ``rra lock`` reads where they are (rra_tools.env.resolve.declared_requirements).
 _LOCK_READS = ("requirements.in", "requirements.txt", "pyproject.toml")
 
@@ -78,7 +81,7 @@ class Draft:
 
 def draft_manifest(raw: Path, *, upstream: str | None = None, artifact_id: str | None = None,
                    title: str | None = None, in_place: bool = True, paper_file: Path | None = None) -> Draft:
-    """Detect what ``raw`` (a git working tree) says and draft a manifest from it.
+    """Detect what ``raw`` (a git working tree, or a plain directory) says and draft a manifest from it.
 
     ``upstream`` (``URL@COMMIT``) replaces what git says; ``in_place`` says the manifest is
     written into the repository itself, so its code is also a shipped tree ``"."``;
@@ -88,6 +91,9 @@ def draft_manifest(raw: Path, *, upstream: str | None = None, artifact_id: str |
     draft = Draft(data={})
     draft.problems.extend(Finding("unreadable", name, name, None, "its name is not UTF-8, which a manifest "
                                   "cannot hold; rename it to use it") for name in repo.undecodable)
+    if repo.truncated:
+        draft.problems.append(Finding("unreadable", raw.name, ".", None, f"the walk stopped at {MAX_WALKED:,} "
+                                      "files; list data trees in a .gitignore to leave them out"))
     paper, paper_found = detect_paper(repo, draft.problems)
     name = raw.resolve().name
     artifact_id = check_id(artifact_id if artifact_id is not None else _slug(name))
@@ -108,7 +114,9 @@ def draft_manifest(raw: Path, *, upstream: str | None = None, artifact_id: str |
     data["environment"].update(system)
     draft.findings.extend(system_found)
     draft.requirements_text = _requirements_text(env, in_place)
+    draft.assumed.extend(_requirements_assumed(env, draft.requirements_text is not None))
     found = detect_launchers(repo, env.console_scripts, draft.problems)
+    settle_stochastic(repo, found.launchers, env.console_scripts, found.assumed, found.findings)
     draft.findings.extend(found.findings)
     draft.assumed.extend(found.assumed)
     launchers = found.launchers or [_template_launcher(draft)]
@@ -148,14 +156,44 @@ def _placeholders(data: Any, pointer: str = "") -> list[str]:
 
 
 def _requirements_text(env: DetectedEnvironment, in_place: bool) -> str | None:
-    """A requirements.in for ``rra lock``, unless it reads the source itself where it is."""
-    if env.source is None or (in_place and env.source in _LOCK_READS):
+    """A requirements.in for ``rra lock``, unless it reads the source itself where it is and the
+    code imports nothing the source leaves out.
+
+    A package the code imports that the source does not name is added, each with a comment saying
+    where it is imported: the run would fail on that import, and a declared file is never edited
+    (in place, a ``requirements.txt`` source is included with ``-r``; a ``pyproject.toml`` one is
+    read by ``rra lock`` beside requirements.in; a ``requirements.in`` one cannot be added to)."""
+    if env.source is None:
         return None
+    missing = [f"{item.distribution}  # imported at {item.where} (import {item.module}); {env.source} does not "
+               "name it" for item in env.missing]
+    if in_place and env.source in _LOCK_READS:
+        if not missing or env.source == REQUIREMENTS_NAME:
+            return None
+        include = ["-r requirements.txt"] if env.source == "requirements.txt" else []
+        return "\n".join([f"# Drafted by 'rra init': {env.source}, plus the packages the code imports that it does "
+                          "not name; 'rra lock' resolves and pins these.", *include, *missing]) + "\n"
     lines = [f"# Drafted by 'rra init' from {env.source}; 'rra lock' resolves and pins these."]
     if env.untranslated:
         lines.append("# Not translated (no pip package; install them another way, or drop them):")
         lines.extend(f"#   {entry}" for entry in env.untranslated)
-    return "\n".join([*lines, *env.requirements]) + "\n"
+    # Each requirement taken from prose or imports says where it came from, for the author to check.
+    requirements = [f"{r}  # {env.origins[r]}" if r in env.origins else r for r in env.requirements]
+    return "\n".join([*lines, *requirements, *missing]) + "\n"
+
+
+def _requirements_assumed(env: DetectedEnvironment, written: bool) -> list[str]:
+    """What the drafted requirements assume: each one from the README or the imports, the
+    distribution names taken to be import names, each import no source names."""
+    lines = [f"requirement {r} ({env.origins[r]}): {env.source} is the only source of requirements; no "
+             "requirements file declares them" for r in env.requirements if r in env.origins]
+    lines.extend(env.assumed)
+    for item in env.missing:
+        fate = f"added to {REQUIREMENTS_NAME}" if written else \
+            f"add it to {REQUIREMENTS_NAME} by hand (rra init does not edit the repository's own)"
+        lines.append(f"requirement {item.distribution}: imported at {item.where} and not named by {env.source}: "
+                     f"{fate}")
+    return lines
 
 
 def _todo(text: str) -> str:
@@ -189,6 +227,10 @@ def _code(draft: Draft, repo: RawRepo, upstream: str | None, in_place: bool) -> 
         url, removed = without_credentials(given)
         draft.findings.append(Finding("upstream", f"{url} @ {commit}", "--upstream", None,
                                       "credentials removed from the URL" if removed else ""))
+    elif not repo.is_git:
+        url = _todo(PLAIN_DIRECTORY_UPSTREAM)
+        commit = _todo("full 40-hex upstream commit: " + PLAIN_DIRECTORY_UPSTREAM)
+        draft.findings.append(Finding("upstream", "TODO", ".", None, PLAIN_DIRECTORY_UPSTREAM))
     else:
         git_url, git_commit = repo.upstream()
         url = git_url or _todo("clone URL of the upstream repository")
@@ -199,6 +241,11 @@ def _code(draft: Draft, repo: RawRepo, upstream: str | None, in_place: bool) -> 
         if git_commit:
             note = "HEAD; tracked files have uncommitted changes, which this commit does not hold" \
                 if repo.modified() else "HEAD"
+            if not git_url:
+                # A re-committed archive's HEAD exists nowhere else: written, as the patches of a
+                # build are made against it, but never passed off as the upstream's commit.
+                note = (f"warning: HEAD {git_commit[:7]} has no remote: it is a local commit, not the upstream; "
+                        "give --upstream URL@COMMIT")
             draft.findings.append(Finding("upstream.commit", git_commit, None, None, note))
     code["upstream"] = {"url": url, "commit": commit}
     if in_place:

@@ -1,4 +1,4 @@
-"""``rra init``: a blank template, or a draft detected from a raw git repository."""
+"""``rra init``: a blank template, or a draft detected from a raw repository (git or a plain directory)."""
 
 from __future__ import annotations
 
@@ -30,34 +30,38 @@ def init_command(raw_repo: str, artifact: str | None, upstream: str | None, arti
     """Draft rra.yaml from what a repository already says, or write a starting template.
 
     When RAW_REPO is the root of a git working tree, its files (those git lists, never ignored
-    ones) are read for the upstream URL and commit, the license (LICENSE matched to SPDX), the
-    paper's metadata (CITATION.cff or codemeta.json, arXiv/DOI links in the README), the environment
-    (requirements files, pyproject.toml, setup.py read without running it, setup.cfg, conda
-    files, Pipfile, .python-version, runtime.txt; the first in that order is used and the others
-    are reported; apt.txt; a Dockerfile's base image), launchers (MLproject, dvc.yaml, console
-    scripts, the README's commands that run a file of the repository, scripts with a __main__ guard
-    or whose module level runs code, with their argparse or click options; the files their code
-    writes become outputs) and candidate claims (numbers in Markdown, reStructuredText and LaTeX
-    tables, printed metrics, CSV columns and JSON keys the code writes, and the tables of --paper
-    FILE; a table's number becomes a claim, with the printed or written metric of the same name as
-    its extraction, and TODOs to confirm it; results only in a figure or an array are printed as
-    questions for rra build's claim step). Each item found is printed with its file:line; whatever
-    the repository does not say is a TODO that 'rra validate' reports (RRA214), and two sources that
-    disagree become a discrepancy stub.
-    Otherwise the directory gets a blank template. Never overwrites a manifest."""
+    ones) are read; a plain directory (an archive: no .git) is walked instead, honouring its
+    .gitignore and leaving out virtual environments and caches, and its upstream is a TODO until
+    --upstream URL@COMMIT gives it. They are read for the upstream URL and commit, the license
+    (LICENSE matched to SPDX), the paper's metadata (CITATION.cff or codemeta.json, arXiv/DOI links
+    in the README), the environment (requirements files, pyproject.toml, setup.py read without
+    running it, setup.cfg, conda files, Pipfile, the README's dependency list, else the packages
+    the code imports; .python-version, runtime.txt; the first in that order is used and the others
+    are reported, and a package the code imports that the requirements leave out is added to the
+    drafted requirements.in; apt.txt; a Dockerfile's base image), launchers (MLproject, dvc.yaml,
+    console scripts, the README's commands that run a file of the repository, scripts with a
+    __main__ guard or whose module level runs code, with their argparse or click options; the files
+    their code writes become outputs) and candidate claims (numbers in Markdown, reStructuredText
+    and LaTeX tables, printed metrics, CSV columns and JSON keys the code writes, and the tables of
+    --paper FILE; a table's number becomes a claim, with the printed or written metric of the same
+    name as its extraction, and TODOs to confirm it; results only in a figure or an array are
+    printed as questions for rra build's claim step). Each item found is printed with its
+    file:line; whatever the repository does not say is a TODO that 'rra validate' reports (RRA214),
+    and two sources that disagree become a discrepancy stub.
+    An empty or missing directory gets a blank template. Never overwrites a manifest."""
     import shlex
     from pathlib import Path
 
-    from ..builder.detect.repo import is_raw_repo
+    from ..builder.detect.repo import is_draftable
 
     raw = Path(raw_repo)
     target = Path(artifact) if artifact is not None else raw
     shown = artifact if artifact is not None else raw_repo
-    if not is_raw_repo(raw):
+    if not is_draftable(raw):
         if upstream is not None or paper_file is not None:
             option = "--upstream" if upstream is not None else "--paper"
-            raise click.UsageError(f"{option} drafts from a git repository, and {raw_repo!r} is not the root "
-                                   "of one")
+            raise click.UsageError(f"{option} drafts from a repository, and {raw_repo!r} is empty or does not "
+                                   "exist")
         from ..builder.init import scaffold
 
         path = scaffold(target, artifact_id=artifact_id, title=title)

@@ -210,8 +210,14 @@ def test_dvc_pipeline(tmp_path: Path) -> None:
            "  metrics          eval/metrics.json  [dvc.yaml:39]  (stage evaluate)",
            "  launcher         train: python src/train.py data/prepared/train.csv model.pkl  [dvc.yaml:24]",
            "  launcher generate stochastic: false: dvc stage 'generate' reads a fixed seed from params.yaml "
-           "(generate.seed = 20170428, params.yaml:2); change it there to draw another sample",
-           "  launcher train stochastic: false: dvc stage 'train' passes it no seed")
+           "(generate.seed = 20170428, params.yaml:2); change it there to draw another sample; the random calls of "
+           "src/generate.py are seeded from a value the program computes (random.Random(params['seed']) at "
+           "src/generate.py:18), not from a seed rra passes",
+           "  random-seeded    random.Random(params['seed'])  [src/generate.py:18]  (launcher generate; the seed is "
+           "computed, not a constant)",
+           # What the stage's script calls says why passing it no seed is right: it draws nothing.
+           "  launcher train stochastic: false: dvc stage 'train' passes it no seed; no random calls found in "
+           "src/train.py")
     # depends_on from outs to deps, a dep inside a directory another stage writes included.
     assert [(launcher["id"], launcher.get("depends_on"), launcher["outputs"])  # type: ignore[index]
             for launcher in data["launchers"]] == [  # type: ignore[attr-defined]

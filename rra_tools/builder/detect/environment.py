@@ -12,7 +12,16 @@ is never silent):
 4. a conda file (``environment.yml``/``.yaml``, or the one an ``MLproject`` names): conda packages
    translated to pip requirements, plus its ``pip:`` section; what has no pip equivalent (the
    CUDA toolkit, compilers, ``mkl``, ...) is listed as untranslated;
-5. ``Pipfile`` ``[packages]``.
+5. ``Pipfile`` ``[packages]``;
+6. the README's dependency list (:mod:`.readme_deps`: ``pip install`` lines, a "Requirements"
+   section's bullets);
+7. the packages the code imports (:mod:`.imports`), when nothing above declares any.
+
+Whichever source is used, a package the code imports (outside ``try/except ImportError``) that it
+does not name is reported as ``imported-not-required`` and added to the drafted ``requirements.in``
+(:attr:`DetectedEnvironment.missing`): the run would fail on its import, after the lock and a full
+environment build, so the draft names it now, with where it is imported, for the author to keep or
+drop; a declared file is never edited.
 
 The interpreter version: ``.python-version``, then ``runtime.txt`` (``python-3.x.y``), then a
 conda file's ``python=`` pin, then a version the README names ("Tested with Python 3.7.3": what
@@ -37,10 +46,15 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from ...io.read import bounded_toml
 from .findings import Finding
+from .imports import ALTERNATIVES, Imported, imported_packages
+from .readme_deps import readme_requirements
 from .repo import RawRepo
 from .yamlfile import YamlFile, read_yaml
 
-__all__ = ["DetectedEnvironment", "conda_to_pip", "detect_environment", "setup_py_metadata"]
+__all__ = ["IMPORTS_SOURCE", "DetectedEnvironment", "conda_to_pip", "detect_environment", "setup_py_metadata"]
+
+#: :attr:`DetectedEnvironment.source` when the requirements are the packages the code imports.
+IMPORTS_SOURCE = "the code's imports"
 
 CONDA_FILES = ("environment.yml", "environment.yaml", "conda.yml", "conda.yaml")
 
@@ -68,6 +82,13 @@ class DetectedEnvironment:
     conflicts: list[Finding] = field(default_factory=list)
     #: console_scripts of the repository's own package: name -> "module:function".
     console_scripts: dict[str, tuple[str, str, int]] = field(default_factory=dict)
+    #: Where each requirement came from, ``file:line`` (with the import, for imported ones), by
+    #: requirement, when the source is the README or the imports: the draft lists them as assumed.
+    origins: dict[str, str] = field(default_factory=dict)
+    #: Packages the code imports that the source used does not name.
+    missing: list[Imported] = field(default_factory=list)
+    #: Notes for the author on values detected without certainty (distribution names assumed).
+    assumed: list[str] = field(default_factory=list)
 
 
 def _requirement(text: str) -> Requirement | None:
@@ -301,9 +322,52 @@ def detect_environment(repo: RawRepo, problems: list[Finding], conda_file: str |
                 for k, v in (packages.items() if isinstance(packages, dict) else [])]
         if reqs:
             sources.append(("Pipfile", reqs))
+    readme, listed = readme_requirements(repo)
+    if readme is not None and listed:
+        sources.append((readme, [(r, n) for r, n in listed]))
     _choose(env, sources)
+    if env.source == readme and listed:
+        env.origins = {r: f"{readme}:{n}" for r, n in listed}
+    _imports(env, imported_packages(repo))
     _python(repo, env, pythons)
     return env
+
+
+def _imports(env: DetectedEnvironment, imported: list[Imported]) -> None:
+    """The imports as the source (when nothing declares requirements), else the packages the
+    source used leaves out, each a finding."""
+    required: list[Imported] = []
+    for item in imported:  # one entry per distribution (mpl_toolkits and matplotlib are one)
+        if not item.optional and all(_canonical(o.distribution) != _canonical(item.distribution) for o in required):
+            required.append(item)
+    if env.source is None:
+        if required:
+            env.source = IMPORTS_SOURCE
+            env.requirements = [item.distribution for item in required]
+            for item in required:
+                env.origins[item.distribution] = f"{item.where}, import {item.module}"
+                env.findings.append(Finding("requirement", item.distribution, item.file, item.line,
+                                            f"imported ({item.module}); no file declares the requirements"))
+        used = required
+    else:
+        named = {_canonical(parsed.name) for parsed in map(_requirement, env.requirements) if parsed is not None}
+        for item in imported:
+            provides = {_canonical(d) for d in (item.distribution, *ALTERNATIVES.get(item.distribution, ()))}
+            if provides & named:
+                continue
+            named.add(_canonical(item.distribution))
+            if item.optional:
+                env.findings.append(Finding("imported-optional", item.distribution, item.file, item.line,
+                                            f"inside try/except ImportError; {env.source} does not name it: not "
+                                            "added"))
+                continue
+            env.missing.append(item)
+            env.findings.append(Finding("imported-not-required", item.distribution, item.file, item.line,
+                                        f"import {item.module}; {env.source} does not name it"))
+        used = env.missing
+    env.assumed.extend(f"distribution {item.distribution!r} of 'import {item.module}' ({item.where}): assumed: "
+                       "distribution name = import name (not in the table of names that differ)"
+                       for item in used if not item.known)
 
 
 def _mlproject_conda(repo: RawRepo, problems: list[Finding]) -> str | None:

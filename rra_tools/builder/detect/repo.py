@@ -1,16 +1,23 @@
-"""A raw repository as ``rra init`` reads it: git's view of its files and of its upstream.
+"""A raw repository as ``rra init`` reads it: its files, and (for a git working tree) its upstream.
 
-Files are listed by ``git ls-files --cached --others --exclude-standard`` so that ignored trees
-(data, checkpoints, virtual environments: often most of a research repository) are never walked.
-The ``git`` command is used rather than dulwich/pygit2 because neither is a dependency here and
-every machine that has a repository has git; it is run with a fixed, small set of arguments,
-through :mod:`rra_tools.io.safegit`, so that no program the repository's ``.git/config`` names
-(``core.fsmonitor``, filter drivers, hooks...) ever runs.
+In a git working tree, files are listed by ``git ls-files --cached --others --exclude-standard``
+so that ignored trees (data, checkpoints, virtual environments: often most of a research
+repository) are never walked. The ``git`` command is used rather than dulwich/pygit2 because
+neither is a dependency here and every machine that has a repository has git; it is run with a
+fixed, small set of arguments, through :mod:`rra_tools.io.safegit`, so that no program the
+repository's ``.git/config`` names (``core.fsmonitor``, filter drivers, hooks...) ever runs.
+
+A plain directory (a tarball, a Zenodo archive, a Code Ocean capsule: no ``.git``) is walked
+instead, as git would list it: the top-level ``.gitignore`` is honoured when there is one (read
+with :class:`rra_tools.io.ignore.IgnoreRules`, gitignore's semantics), and what is never code is
+left out whatever it says: version-control metadata, virtual environments (a directory holding
+``pyvenv.cfg`` or ``conda-meta``), byte-code caches and tool caches (:data:`SKIPPED_DIRS`).
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import re
 import shutil
 import subprocess
@@ -18,9 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import ExitStatus, RRAError
+from ...io.ignore import VCS_NAMES, IgnoreRules
 from ...io.safegit import GitConfigRefused, run_git
 
-__all__ = ["GitError", "RawRepo", "is_raw_repo", "parse_upstream_option", "without_credentials"]
+__all__ = ["GitError", "MAX_WALKED", "RawRepo", "SKIPPED_DIRS", "is_draftable", "is_raw_repo",
+           "parse_upstream_option", "without_credentials"]
 
 #: Files larger than this are not read for detection (a data file named README.md, ...).
 MAX_READ_BYTES = 2 * 1024 * 1024
@@ -29,6 +38,13 @@ _COMMIT = re.compile(r"[0-9a-f]{40}")
 _USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#@]*)@")
 #: What a finding's note says when a URL lost its userinfo.
 CREDENTIALS_REMOVED = "credentials removed from the origin URL"
+#: Directories of a plain directory that hold no code of the repository, whatever its .gitignore
+#: says: caches of Python and its tools, and the packages of a build or an editor.
+SKIPPED_DIRS = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".nox",
+                          ".ipynb_checkpoints", ".eggs", "node_modules", ".idea", ".vscode"}) | VCS_NAMES
+#: Files a plain directory's walk lists at most: an archive holding more is mostly data, and the
+#: walk of an untrusted directory must end.
+MAX_WALKED = 200_000
 
 
 class GitError(RRAError):
@@ -44,6 +60,59 @@ class GitError(RRAError):
 def is_raw_repo(directory: Path) -> bool:
     """Whether ``directory`` is the root of a git working tree (``.git`` directory or file)."""
     return (directory / ".git").exists()
+
+
+def is_draftable(directory: Path) -> bool:
+    """Whether ``rra init`` drafts from ``directory``: a git working tree, or a plain directory
+    that holds anything (an empty or missing one gets the blank template)."""
+    if is_raw_repo(directory):
+        return True
+    try:
+        with os.scandir(directory) as entries:
+            return any(True for _ in entries)
+    except OSError:
+        return False
+
+
+def _is_environment(path: str) -> bool:
+    """Whether the directory ``path`` is a virtual environment or a conda environment."""
+    return os.path.isfile(os.path.join(path, "pyvenv.cfg")) or os.path.isdir(os.path.join(path, "conda-meta"))
+
+
+def _walk(root: Path) -> tuple[list[str], bool]:
+    """The files of a plain directory, as git would list them (see the module docstring), and
+    whether the walk stopped at :data:`MAX_WALKED`. Symbolic links are listed, never entered."""
+    gitignore = root / ".gitignore"
+    rules = IgnoreRules()
+    if gitignore.is_file() and not gitignore.is_symlink():
+        try:
+            rules = IgnoreRules.parse(gitignore.read_bytes()[:MAX_READ_BYTES].decode("utf-8", "replace"))
+        except OSError:
+            pass
+    names: list[str] = []
+    stack = [("", str(root))]
+    while stack:
+        prefix, directory = stack.pop()
+        try:
+            with os.scandir(directory) as it:
+                entries = list(it)
+        except OSError:
+            continue  # an unreadable directory holds nothing detection can read
+        for entry in entries:
+            rel = prefix + entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if entry.name in SKIPPED_DIRS or rules.ignored(rel, True) or _is_environment(entry.path):
+                    continue
+                stack.append((rel + "/", entry.path))
+            elif not rules.ignored(rel, False):
+                names.append(rel)
+                if len(names) >= MAX_WALKED:
+                    return names, True
+    return names, False
 
 
 def parse_upstream_option(value: str) -> tuple[str, str]:
@@ -126,13 +195,21 @@ class RawRepo:
     undecodable: list[str] = field(default_factory=list, repr=False)
     #: Whether :meth:`upstream` removed a user name or password from the remote's URL.
     credentials_removed: bool = field(default=False, repr=False)
+    #: Whether the root is a git working tree (else a plain directory, walked).
+    is_git: bool = True
+    #: Whether a plain directory's walk stopped at :data:`MAX_WALKED` files.
+    truncated: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
         self._index = frozenset(self.files)
 
     @classmethod
     def open(cls, root: Path) -> RawRepo:
-        """List ``root``'s files through git; :class:`GitError` when git cannot."""
+        """List ``root``'s files through git (a plain directory: by walking it); :class:`GitError`
+        when git cannot."""
+        if not is_raw_repo(root):
+            walked, truncated = _walk(root)
+            return cls._of(root, set(walked), is_git=False, truncated=truncated)
         done = _run(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
         if done.returncode != 0:
             said = done.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -141,18 +218,25 @@ class RawRepo:
                                 "the repository is untrusted input); run rra as the repository's owner, or on a "
                                 "copy" if "dubious ownership" in " ".join(said) else None)
         listing = done.stdout.decode("utf-8", "surrogateescape")
-        names = {name for name in listing.split("\0") if name}
-        # Decoded with surrogateescape: a name that is not UTF-8 holds lone surrogates, which
-        # no UTF-8 text (the manifest, the output) can carry.
+        return cls._of(root, {name for name in listing.split("\0") if name})
+
+    @classmethod
+    def _of(cls, root: Path, names: set[str], *, is_git: bool = True, truncated: bool = False) -> RawRepo:
+        # Decoded with surrogateescape (git's output here, os.scandir's names for a walk): a name
+        # that is not UTF-8 holds lone surrogates, which no UTF-8 text (the manifest, the output)
+        # can carry.
         undecodable = {name for name in names if not name.isascii() and _has_surrogates(name)}
         shown = sorted(name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
                        for name in undecodable)
-        return cls(root=root, files=sorted(names - undecodable), undecodable=shown)
+        return cls(root=root, files=sorted(names - undecodable), undecodable=shown, is_git=is_git,
+                   truncated=truncated)
 
     def upstream(self) -> tuple[str | None, str | None]:
-        """(URL of the ``origin`` remote or of the only remote, HEAD commit); ``None`` for what git lacks.
-        The URL never carries credentials (:func:`without_credentials`); ``credentials_removed``
-        then says some were there."""
+        """(URL of the ``origin`` remote or of the only remote, HEAD commit); ``None`` for what git lacks
+        (both, for a plain directory). The URL never carries credentials (:func:`without_credentials`);
+        ``credentials_removed`` then says some were there."""
+        if not self.is_git:
+            return None, None
         commit = _git(self.root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
         url = _git(self.root, "remote", "get-url", "origin")
         if url is None:
@@ -165,6 +249,8 @@ class RawRepo:
 
     def modified(self) -> bool:
         """Whether tracked files differ from HEAD (the commit then does not hold what is read)."""
+        if not self.is_git:
+            return False
         # Submodules are left out: git would run in them, under configurations not read here.
         status = _git(self.root, "status", "--porcelain", "--untracked-files=no", "--ignore-submodules=all")
         return bool(status and status.strip())
