@@ -44,9 +44,9 @@ def test_an_import_is_optional_only_if_every_import_of_it_is(tmp_path: Path) -> 
 
 def test_distribution_names() -> None:
     assert [distribution_of(m)[1] for m in ("sklearn.svm", "PIL.Image", "yaml", "skimage", "Bio.Seq", "bs4",
-                                            "dateutil.parser", "attr", "torch.nn")] == [
+                                            "dateutil.parser", "attr", "torch.nn", "google.cloud.storage")] == [
         "scikit-learn", "Pillow", "PyYAML", "scikit-image", "biopython", "beautifulsoup4", "python-dateutil",
-        "attrs", "torch"]
+        "attrs", "torch", "google-cloud-storage"]
 
 
 def test_readme_list_takes_packages_not_prose(tmp_path: Path) -> None:

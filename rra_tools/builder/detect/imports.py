@@ -46,6 +46,7 @@ DISTRIBUTIONS = {
     "tensorflow-probability", "google.protobuf": "protobuf", "sentence_transformers": "sentence-transformers",
     "gym_minigrid": "gym-minigrid", "Cython": "Cython", "pycocotools": "pycocotools", "lxml": "lxml",
     "jinja2": "Jinja2", "markdown": "Markdown", "ruamel": "ruamel.yaml", "typing_extensions": "typing-extensions",
+    "IPython": "ipython", "google.colab": "google-colab", "torch_geometric": "torch-geometric",
 }
 #: Other distributions that provide the same import as the one :data:`DISTRIBUTIONS` names (a
 #: requirements file naming one of them does not miss the package).
@@ -158,9 +159,15 @@ def distribution_of(module: str) -> tuple[str, str, bool]:
 
     >>> distribution_of("sklearn.model_selection"), distribution_of("foo.bar")
     (('sklearn', 'scikit-learn', True), ('foo', 'foo', False))
+    >>> distribution_of("google.cloud.storage.blob")
+    ('google.cloud.storage', 'google-cloud-storage', True)
     """
     top = module.split(".", 1)[0]
     two = ".".join(module.split(".")[:2])
+    parts = module.split(".")
+    if parts[:2] == ["google", "cloud"] and len(parts) > 2:
+        # The google.cloud namespace: one distribution per service, google-cloud-<service>.
+        return ".".join(parts[:3]), f"google-cloud-{parts[2].replace('_', '-')}", True
     if two in DISTRIBUTIONS:
         return two, DISTRIBUTIONS[two], True
     if top in DISTRIBUTIONS:
