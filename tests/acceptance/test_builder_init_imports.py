@@ -193,6 +193,11 @@ def test_unseeded_random_calls_make_a_launcher_repeat(tmp_path: Path) -> None:
         "split.py": _script("    a, b = train_test_split([1, 2, 3])\n    k = KFold(3, shuffle=True, random_state=0)\n",
                             "from sklearn.model_selection import KFold, train_test_split\nfrom helper import net\n"),
         "helper.py": "from torch import nn\n\n\ndef net():\n    return nn.Linear(2, 2)\n",
+        # Passed a seed that reaches numpy only: torch's draws are not fixed by it.
+        "with_seed.py": _script("    parser = argparse.ArgumentParser()\n    parser.add_argument('--seed', type=int, "
+                                "default=1)\n    args = parser.parse_args()\n    np.random.seed(args.seed)\n"
+                                "    print('loss:', np.random.rand() + torch.rand(1).item())\n",
+                                "import argparse\nimport numpy as np\nimport torch\n"),
     }
     repo = _repo(tmp_path, {**files, "requirements.txt": "numpy\nscikit-learn\ntorch\n"})
     out = _init(str(repo))
@@ -204,6 +209,10 @@ def test_unseeded_random_calls_make_a_launcher_repeat(tmp_path: Path) -> None:
          "  random-unseeded  torch.nn.Linear  [helper.py:5]  (launcher split: no seed fixes it; drafted with repeats: "
          "3)",
          "  random-seeded    numpy.random.seed(SEED)  [seeded.py:6]  (launcher seeded)",
+         "  random-unseeded  torch.rand  [with_seed.py:10]  (launcher with_seed is passed a seed, which does not reach "
+         "this draw)",
+         "  launcher with_seed seeds [1]: the seed does not reach every draw (torch.rand at with_seed.py:10): one seed "
+         "may give different numbers on two runs; seed those draws from it (rra change record)",
          "  random-seeded    random.seed(0)  [seeded.py:7]  (launcher seeded)",
          "  launcher deterministic stochastic: false: it has no --seed option; no random calls found in "
          "deterministic.py",
@@ -216,10 +225,10 @@ def test_unseeded_random_calls_make_a_launcher_repeat(tmp_path: Path) -> None:
          "read a seed (rra change record) and declare seeds")
     data = parse_document((repo / "rra.yaml").read_text()).data
     launchers = {launcher["id"]: launcher for launcher in data["launchers"]}  # type: ignore[attr-defined]
-    assert {ident: (launcher["stochastic"], launcher.get("repeats"), launcher.get("seeds"))
+    assert {ident: (launcher.get("stochastic"), launcher.get("repeats"), launcher.get("seeds"))
             for ident, launcher in launchers.items()} == {
         "deterministic": (False, None, None), "seeded": (False, None, None), "split": (False, 3, None),
-        "unseeded": (False, 3, None)}
+        "unseeded": (False, 3, None), "with_seed": (None, None, [1])}
     # What is drafted validates: no seed invented, repeats where the spec allows them.
     assert [d for d in _validate(repo) if d[1].startswith("/launchers") and d[0] != "RRA214"] == []
 

@@ -357,7 +357,10 @@ def settle_stochastic(repo: RawRepo, launchers: list[dict[str, Any]], console_sc
         if said is not None:
             lines.setdefault(said.group(1), number)
     for launcher in launchers:
-        if launcher.get("stochastic") is not False or launcher.get("seeds"):
+        if launcher.get("seeds"):
+            _seeded_launcher(repo, launcher, console_scripts, assumed, findings)
+            continue
+        if launcher.get("stochastic") is not False:
             continue
         script = script_of([str(a) for a in launcher.get("argv") or []], console_scripts, repo)
         if script is None:
@@ -395,3 +398,24 @@ def settle_stochastic(repo: RawRepo, launchers: list[dict[str, Any]], console_sc
             assumed.append(line)
         else:
             assumed[index] = line
+
+
+def _seeded_launcher(repo: RawRepo, launcher: dict[str, Any], console_scripts: dict[str, tuple[str, str, int]],
+                     assumed: list[str], findings: list[Finding]) -> None:
+    """A launcher passed a seed whose program also draws what no seed fixes (the seed reaches numpy,
+    torch is left unseeded): the same seed then gives different numbers. Said, not changed: the
+    launcher stays stochastic with its seeds, and the fix is the program's (a change record)."""
+    script = script_of([str(a) for a in launcher.get("argv") or []], console_scripts, repo)
+    if script is None:
+        return
+    found = read_randomness(repo, script)
+    if not found.unseeded:
+        return
+    ident = launcher["id"]
+    for call in found.unseeded:
+        findings.append(Finding("random-unseeded", call.name, call.file, call.line,
+                                f"launcher {ident} is passed a seed, which does not reach this draw"))
+    shown = ", ".join(call.shown for call in found.unseeded[:3]) + (
+        f" and {len(found.unseeded) - 3} more" if len(found.unseeded) > 3 else "")
+    assumed.append(f"launcher {ident} seeds {launcher['seeds']}: the seed does not reach every draw ({shown}): one "
+                   "seed may give different numbers on two runs; seed those draws from it (rra change record)")
