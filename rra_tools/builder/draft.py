@@ -20,7 +20,7 @@ from typing import Any
 from .. import SPEC_VERSION
 from .detect.claims import detect_claims
 from .detect.claims_written import QUESTION_ADD, written_candidates
-from .detect.environment import DetectedEnvironment, detect_environment
+from .detect.environment import IMPORTS_SOURCE, DetectedEnvironment, detect_environment
 from .detect.findings import Finding
 from .detect.launchers import detect_launchers
 from .detect.license import declared_license, detect_license
@@ -65,6 +65,8 @@ class Draft:
     environment: DetectedEnvironment = field(default_factory=DetectedEnvironment)
     #: Text of a requirements file to write beside the manifest, when ``rra lock`` needs one.
     requirements_text: str | None = None
+    #: Why that file was written, in a sentence for a change record's rationale (``None`` with it).
+    requirements_reason: str | None = None
     #: Questions for the build's *claim* decision (``item`` ``claim-question``), where the
     #: repository shows results that no claim can read: a figure, a NumPy array, a CSV or JSON file
     #: whose columns or keys are made at run time (each at the writing call's ``file:line``), or no
@@ -114,6 +116,7 @@ def draft_manifest(raw: Path, *, upstream: str | None = None, artifact_id: str |
     data["environment"].update(system)
     draft.findings.extend(system_found)
     draft.requirements_text = _requirements_text(env, in_place)
+    draft.requirements_reason = _requirements_reason(env) if draft.requirements_text is not None else None
     draft.assumed.extend(_requirements_assumed(env, draft.requirements_text is not None))
     found = detect_launchers(repo, env.console_scripts, draft.problems)
     settle_stochastic(repo, found.launchers, env.console_scripts, found.assumed, found.findings)
@@ -180,6 +183,26 @@ def _requirements_text(env: DetectedEnvironment, in_place: bool) -> str | None:
     # Each requirement taken from prose or imports says where it came from, for the author to check.
     requirements = [f"{r}  # {env.origins[r]}" if r in env.origins else r for r in env.requirements]
     return "\n".join([*lines, *requirements, *missing]) + "\n"
+
+
+def _requirements_reason(env: DetectedEnvironment) -> str:
+    """Why the drafted requirements.in exists, from where its lines came."""
+    if env.source == IMPORTS_SOURCE:
+        why = ("No file of the repository declares its requirements and its README lists none; rra init wrote the "
+               "packages the code imports into requirements.in, each with the file:line of its import")
+    elif env.origins:  # the README's list (the imports' case is above)
+        why = (f"No file of the repository declares its requirements; {env.source} lists them (pip install lines, "
+               "a requirements section), and rra init wrote them into requirements.in, each with its line")
+    elif env.source in _LOCK_READS:
+        why = f"The repository declares its requirements in {env.source}, which rra lock reads"
+    else:
+        why = (f"The repository declares its requirements in {env.source}, which rra lock does not read; rra init "
+               "translated them into requirements.in, whose header lists what could not be translated")
+    if env.missing:
+        named = ", ".join(f"{item.distribution} ({item.where})" for item in env.missing)
+        why += (f"; it adds what the code imports and {env.source} does not name, which the run would fail without: "
+                f"{named}")
+    return why + "."
 
 
 def _requirements_assumed(env: DetectedEnvironment, written: bool) -> list[str]:

@@ -111,3 +111,20 @@ def test_the_walk_of_a_plain_directory_ends(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setattr(repo_module, "MAX_WALKED", 3)
     repo = _repo(tmp_path, {f"f{n}.py": "" for n in range(5)})
     assert (len(repo.files), repo.truncated) == (3, True)
+
+
+def test_the_drafted_requirements_say_why_they_were_written(tmp_path: Path) -> None:
+    from rra_tools.builder.draft import draft_manifest
+
+    imports = _repo(tmp_path / "a", {"run.py": "import numpy\n"})
+    assert draft_manifest(imports.root).requirements_reason == (
+        "No file of the repository declares its requirements and its README lists none; rra init wrote the packages "
+        "the code imports into requirements.in, each with the file:line of its import.")
+    readme = _repo(tmp_path / "b", {"README.md": "```\npip install numpy\n```\n", "run.py": "import scipy\n"})
+    assert draft_manifest(readme.root).requirements_reason == (
+        "No file of the repository declares its requirements; README.md lists them (pip install lines, a "
+        "requirements section), and rra init wrote them into requirements.in, each with its line; it adds what the "
+        "code imports and README.md does not name, which the run would fail without: scipy (run.py:1).")
+    declared = _repo(tmp_path / "c", {"requirements.txt": "numpy\n", "run.py": "import numpy\n"})
+    assert (draft_manifest(declared.root).requirements_text, draft_manifest(declared.root).requirements_reason) == (
+        None, None)

@@ -47,7 +47,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from ...io.read import bounded_toml
 from .findings import Finding
 from .imports import ALTERNATIVES, Imported, imported_packages
-from .readme_deps import readme_requirements
+from .readme_deps import README_NAMES, readme_requirements
 from .repo import RawRepo
 from .yamlfile import YamlFile, read_yaml
 
@@ -430,8 +430,6 @@ def _canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-#: README names tried in order for a Python version the authors name.
-README_NAMES = ("README.md", "README.rst", "README.txt", "README", "readme.md", "Readme.md")
 #: "Python 3.7.3", "python==3.8", "Python version: 3.9", "python3.10" (not inside a path or a
 #: longer number: 'python3.7/site-packages' names a directory, not what was run).
 _README_PYTHON = re.compile(r"(?i)(?<![\w/.-])python\s*(?:version)?\s*(?:==|>=|=|:|v)?\s*(3\.[0-9]{1,2}(?:\.[0-9]{1,2})?)"

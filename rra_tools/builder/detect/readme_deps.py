@@ -19,7 +19,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from .repo import RawRepo
 
-__all__ = ["readme_requirements"]
+__all__ = ["README_NAMES", "readme_requirements"]
 
 _FENCE = re.compile(r"^\s*(```|~~~)\s*([A-Za-z]*)")
 _SHELL_LANGS = frozenset({"", "bash", "sh", "shell", "console", "zsh", "text"})
@@ -46,6 +46,7 @@ _NOT_PACKAGES = frozenset({"python", "python3", "cuda", "cudnn", "cudatoolkit", 
 #: How README prose names packages whose distribution has another name.
 _PROSE_NAMES = {"pytorch": "torch", "sklearn": "scikit-learn", "opencv": "opencv-python", "pyyaml": "PyYAML",
                 "pillow": "Pillow", "tensorflow-gpu": "tensorflow", "cv2": "opencv-python"}
+#: README names tried in order (for the dependency list, and for the Python version it names).
 README_NAMES = ("README.md", "README.rst", "README.txt", "README", "readme.md", "Readme.md")
 
 
