@@ -286,3 +286,15 @@ def test_a_git_repository_without_a_remote_warns_that_head_is_local(tmp_path: Pa
     data = parse_document((repo / "rra.yaml").read_text()).data
     assert data["code"]["upstream"] == {"url": "TODO: clone URL of the upstream repository",  # type: ignore[index]
                                         "commit": commit}
+
+
+def test_a_requirements_file_including_another_names_its_packages(tmp_path: Path) -> None:
+    # requirements.txt holds only '-r requirements/base.txt': its packages are the declared ones,
+    # located at the '-r' line; a cycle of includes ends.
+    repo = _repo(tmp_path, {"requirements.txt": "-r requirements/base.txt\nscipy\n",
+                            "requirements/base.txt": "numpy>=1.24\n--requirement=../requirements.txt\n",
+                            "run.py": "import numpy\nimport scipy\n"})
+    out = _init(str(repo))
+    _has(out, "  requirement      numpy>=1.24  [requirements.txt:1]", "  requirement      scipy  [requirements.txt:2]")
+    assert not [line for line in out if "imported-not-required" in line]
+    assert not (repo / "requirements.in").exists()

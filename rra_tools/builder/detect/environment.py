@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import posixpath
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -98,12 +99,26 @@ def _requirement(text: str) -> Requirement | None:
         return None
 
 
-def _requirements_file(repo: RawRepo, name: str) -> list[tuple[str, int]]:
+#: ``-r FILE`` includes followed from a requirements file, at most (pip follows any depth).
+_INCLUDE_DEPTH = 5
+_INCLUDE = re.compile(r"(?:-r|--requirement)(?:\s+|=)(\S+)")
+
+
+def _requirements_file(repo: RawRepo, name: str, _seen: tuple[str, ...] = ()) -> list[tuple[str, int]]:
+    """(requirement, line) of a requirements file; the requirements of a file it includes with
+    ``-r FILE`` (a file of the repository) are given the line of that ``-r``, where the file
+    brings them in."""
     text = repo.text(name) or ""
     found: list[tuple[str, int]] = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = re.split(r"(^|\s)#", raw, maxsplit=1)[0].strip()
-        # Options (-r, -c, -e, --index-url, hashes) are pip's, not requirements; '-e .' and
+        include = _INCLUDE.fullmatch(line)
+        if include is not None and len(_seen) < _INCLUDE_DEPTH:
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(name), include.group(1)))
+            if repo.has(target) and target not in (*_seen, name):
+                found.extend((r, number) for r, _ in _requirements_file(repo, target, (*_seen, name)))
+            continue
+        # Options (-c, -e, --index-url, hashes) are pip's, not requirements; '-e .' and
         # paths install the repository itself, which item 2 of the builder handles.
         if not line or line.startswith("-") or line.startswith((".", "/")):
             continue
