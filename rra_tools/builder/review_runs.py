@@ -166,8 +166,12 @@ def _environment(work: Artifact, mode: str, plans: list[RunPlan], image: str | N
     if mode == "locked":
         from ..run.locked_env import locked_environment
 
+        from ..io.artifact import load_artifact as load_document
+
         say("environment: building or reusing the one locked by the manifest ...")
-        created = locked_environment(work)
+        environment = load_document(work.root).data.get("environment") or {}
+        version = (environment.get("interpreter") or {}).get("version") if isinstance(environment, dict) else None
+        created = locked_environment(work, str(version) if version else None)
         say(f"environment: {created.path} ({'reused' if created.reused else 'built'}, {created.packages} package(s))")
         return RunOptions(env_dir=created.path), execute, None, str(created.path)
     return RunOptions(), execute, None, None

@@ -8,6 +8,7 @@ without it is an interrupted build and is rebuilt; one with it is reused as is.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -95,7 +96,9 @@ def create_env(lock_path: Path, fmt: str, *, python: str | None = None, cache: P
         raise CreateError(f"lock file {shown!r} has sha256 {digest!r}, the manifest records {expected_sha256!r}; "
                           "refusing to build from a lock the manifest does not pin (run 'rra lock' to re-record)")
     root = (cache or cache_root()) / "envs"
-    target = root / digest[:16]
+    # Another interpreter than this one builds another environment from the same lock.
+    target = root / (digest[:16] if python is None else
+                     f"{digest[:16]}-{hashlib.sha256(python.encode()).hexdigest()[:8]}")
     marker = target / MARKER
     # Only a lock that holds the artifact's own package is read before a reuse (its tree is
     # checked every time); for any other the warm path stays a digest and a marker.

@@ -63,7 +63,7 @@ def test_a_deterministic_program_becomes_a_reproduced_artifact(tmp_path: Path) -
     assert "build: review: done in " in done.stderr
     # The build's own runs (execute, reference) ran in the environment built once from the lock,
     # as the review's did, not in rra's interpreter.
-    assert "build: environment: " in done.stderr and "from the lock, 0 package(s))" in done.stderr
+    assert "build: environment: " in done.stderr and "from the lock, 0 package(s), Python " in done.stderr
     own = sorted((artifact / "runs").glob("*/*/record.json"))
     assert own and {json.loads(r.read_text())["host"]["environment"] for r in own} == {"locked"}
     levels, codes = validate(artifact)
@@ -183,7 +183,11 @@ def test_a_repository_without_requirements_is_a_lock_repair_not_a_dead_end(tmp_p
 def test_a_python_pin_that_no_longer_works_is_repaired_and_the_lock_redone(tmp_path: Path) -> None:
     raw = make_repo("stale-python", tmp_path)
     artifact = tmp_path / "artifact"
-    done = rra("build", str(raw), "-o", str(artifact), "--agent", agent("stale-python"))
+    # A machine without Python 3.6 (pyenv's versions and shims hidden): the pin cannot be honoured,
+    # the environment falls back to this interpreter, and the code fails on it.
+    hidden = {"PYENV_ROOT": str(tmp_path / "no-pyenv"),
+              "PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if "pyenv" not in p)}
+    done = rra("build", str(raw), "-o", str(artifact), "--agent", agent("stale-python"), env=hidden)
     assert done.returncode == 0, done.stderr
     assert "AttributeError: module 'collections' has no attribute 'Mapping'" in json.loads(
         (artifact / ".rra/build/decisions/repair-score-1.request.json").read_text())["log_tail"]

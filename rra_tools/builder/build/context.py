@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -86,13 +87,15 @@ class Build:
             else:
                 from ...run.locked_env import locked_environment
 
+                environment = self.artifact().data.get("environment") or {}
+                version = (environment.get("interpreter") or {}).get("version")
                 try:
-                    created = locked_environment(run_artifact(self.root))
+                    created = locked_environment(run_artifact(self.root), str(version) if version else None)
                 except ArtifactError as exc:
                     raise BuildError(f"the environment of the lock cannot be built: {exc}",
                                      "repair the lock (rra lock), or run the build with --build-env current") from None
                 self.progress(f"environment: {created.path} ({'reused' if created.reused else 'built'} from the "
-                              f"lock, {created.packages} package(s))")
+                              f"lock, {created.packages} package(s), {_python_of(created.path, version)})")
                 self._environment = (sha, created.path)
         return RunOptions(env_dir=self._environment[1])
 
@@ -192,3 +195,16 @@ def readme_context(build: Build) -> dict[str, str] | None:
     """The README's commands, as the context of a request (None when it has none)."""
     commands = build.steps["specify"].outputs.get("readme_commands") or []
     return {"readme_commands": "\n".join(commands)} if commands else None
+
+
+def _python_of(env: Path, wanted: Any) -> str:
+    """Which Python the environment has (its ``pyvenv.cfg``), and whether it is the manifest's."""
+    try:
+        config = (env / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "Python unknown"
+    found = re.search(r"^version(?:_info)?\s*=\s*(\d+\.\d+)", config, re.M)
+    have = found.group(1) if found else "unknown"
+    if wanted and have != "unknown" and str(wanted).split(".")[:2] != have.split("."):
+        return f"Python {have}: no Python {wanted} is installed here, so the lock's pins may not install"
+    return f"Python {have}"
