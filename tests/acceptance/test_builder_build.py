@@ -195,6 +195,9 @@ def test_a_python_pin_that_no_longer_works_is_repaired_and_the_lock_redone(tmp_p
            "textmetrics/config.py)\n" in done.stderr
     # The repair moved the interpreter pin, which the lock was resolved for: the lock runs again.
     assert "build: execute changed the inputs of lock: running it again\n" in done.stderr
+    # ... at once, before the repaired launcher's next attempt, which then runs in the new environment.
+    assert "build: score: the repair changed the requirements: locking again before the next attempt\n" \
+        in done.stderr
     assert 'requires-python = ">=3.11"' in (artifact / "pylock.toml").read_text()
     patch = (artifact / "patches/0001-python-3-11.patch").read_text()
     assert "-python-3.6.15\n+python-3.11\n" in patch and "+import collections.abc\n" in patch

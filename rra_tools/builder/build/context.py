@@ -41,6 +41,8 @@ class Build:
         self.current: StepRecord | None = None
         #: The environment the build's own runs use, by the lock's digest it was built from.
         self._environment: tuple[str | None, Path | None] | None = None
+        #: Why the environment of the lock could not be built, when it could not (else None).
+        self.environment_error: str | None = None
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -92,8 +94,11 @@ class Build:
                 try:
                     created = locked_environment(run_artifact(self.root), str(version) if version else None)
                 except ArtifactError as exc:
+                    # Kept for the execute step, which asks for a repair of the requirements.
+                    self.environment_error = str(exc)
                     raise BuildError(f"the environment of the lock cannot be built: {exc}",
                                      "repair the lock (rra lock), or run the build with --build-env current") from None
+                self.environment_error = None
                 self.progress(f"environment: {created.path} ({'reused' if created.reused else 'built'} from the "
                               f"lock, {created.packages} package(s), {_python_of(created.path, version)})")
                 self._environment = (sha, created.path)

@@ -10,7 +10,7 @@ from ...io.artifact import Artifact, load_artifact
 from ...io.atomic import write_atomic
 from ...io.ignore import IGNORE_FILE
 from ...model.agent import DecisionKind
-from .answers import log_tail, repair_answer
+from .answers import LOG_TAIL, log_tail, repair_answer
 from .context import Build, readme_context
 from .errors import BuildError
 from .state import digest
@@ -111,8 +111,14 @@ def run(build: Build) -> None:
         if not stale:
             return
         for launcher in order:
-            if launcher in stale and _stale(build, [launcher], runs, ran_with, report=False):
-                _execute_one(build, launcher, repairs, runs, ran_with)
+            if not (launcher in stale and _stale(build, [launcher], runs, ran_with, report=False)):
+                continue
+            if _execute_one(build, launcher, repairs, runs, ran_with):
+                # The repair changed what the lock is made from: the build locks again and comes
+                # back here, so that the next attempt runs in the repaired environment.
+                build.progress(f"{launcher}: the repair changed the requirements: locking again before the next "
+                               "attempt")
+                return
     raise BuildError("the launchers' inputs keep changing as they are repaired; giving up",
                      "look at the change records of this build's repairs")
 
@@ -152,17 +158,34 @@ def _stale(build: Build, launchers: list[str], runs: dict[str, str], ran_with: d
     return stale
 
 
+def _relock_needed(build: Build) -> bool:
+    """Whether a repair changed the inputs of the finished lock step (requirements, interpreter)."""
+    from . import lock
+
+    done = build.steps["lock"]
+    return done.status == "done" and bool(done.inputs) and done.inputs != lock.inputs(build)
+
+
 def _execute_one(build: Build, launcher: str, repairs: dict[str, int], runs: dict[str, str],
-                 ran_with: dict[str, str]) -> None:
-    """Run ``launcher`` until it succeeds, asking for a repair after each failure."""
+                 ran_with: dict[str, str]) -> bool:
+    """Run ``launcher`` until it succeeds, asking for a repair after each failure; True when a
+    repair changed the requirements, so that the lock must be made again first."""
     while True:
-        ok, facts = _run_launcher(build, launcher)
+        try:
+            ok, facts = _run_launcher(build, launcher)
+        except BuildError:
+            if build.environment_error is None:
+                raise
+            _repair_environment(build, build.environment_error)
+            if _relock_needed(build):
+                return True
+            continue
         if ok:
             runs[launcher] = facts["run_record"]
             ran_with[launcher] = _current_inputs(build)[launcher]
             build.progress(f"{launcher}: ok ({facts['run_record']})")
             build.save()
-            return
+            return False
         done = repairs.get(launcher, 0)
         if done >= build.options.max_repairs:
             raise BuildError(f"launcher {launcher!r} still fails after {done} repair(s); last run: "
@@ -183,3 +206,27 @@ def _execute_one(build: Build, launcher: str, repairs: dict[str, int], runs: dic
         repair_answer(build, request, todo, facts.get("log_tail") or "", launcher)
         repairs[launcher] = done + 1
         build.save()
+        if _relock_needed(build):
+            return True
+
+
+def _repair_environment(build: Build, error: str) -> None:
+    """Ask for a repair of the requirements when the environment of the lock cannot be built
+    (a pin with no wheel for this Python that fails to build from source, a lock for a Python
+    that is not installed): the same *repair* decision as a lock that does not resolve."""
+    record = build.steps["execute"]
+    done = int(record.outputs.get("environment_repairs", 0))
+    if done >= build.options.max_repairs:
+        raise BuildError(f"the environment of the lock still cannot be built after {done} repair(s): {error}",
+                         "repair the requirements by hand, or run the build with --build-env current")
+    ident = f"repair-environment-{done + 1}"
+    request = build.request(
+        ident, DecisionKind.REPAIR, "the environment of the lock cannot be built: repair the requirements (e.g. "
+        "pins that have no wheel for the interpreter and fail to build from source) or the interpreter version",
+        log_tail=error[-LOG_TAIL:], attempt=done + 1, context=readme_context(build))
+    todo = (f"fix the requirements in {build.root / 'requirements.in'} (or the interpreter version) and record the "
+            f"fix with 'rra change record ID PATH... -C {build.root} --kind dependency-pin --rationale WHY "
+            f"--evidence TEXT --alters-method yes|no|unknown', or write the answer {build.answer_path(ident)}")
+    repair_answer(build, request, todo, error[-LOG_TAIL:], None)
+    record.outputs["environment_repairs"] = done + 1
+    build.save()
