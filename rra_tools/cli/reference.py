@@ -9,7 +9,7 @@ __all__ = ["cli_reference"]
 
 def cli_reference() -> str:
     """Markdown with the help text of ``rra`` and of each subcommand, at a fixed width."""
-    from .main import cli
+    from .app import cli
 
     parts = ["# `rra` command-line reference", "",
              "Generated from the commands' own help by `python -m rra_tools._generate`; do not edit.", ""]

@@ -5,12 +5,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import click
-
 from ..errors import ExitStatus
 from ..validate.config import Config, find_config, load_config
 from ..validate.diagnostics import Severity
 from ..validate.result import ValidationReport, ValidationResult
+from .output import echo
 
 __all__ = ["PACKED_SCHEMES", "run_validate"]
 
@@ -61,7 +60,7 @@ def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, selec
                           ignore=_split(ignore), fail_on=Severity.parse(fail_on) if fail_on else None)
     packed = [p for p in paths if p.startswith(PACKED_SCHEMES)]
     if manifest_only and packed:
-        click.echo(f"error: --manifest-only checks a manifest without its files; {packed[0]!r} is a packed "
+        echo(f"error: --manifest-only checks a manifest without its files; {packed[0]!r} is a packed "
                    "artifact, which is always checked with its files", err=True)
         return ExitStatus.USAGE
     report = ValidationReport()
@@ -91,8 +90,8 @@ def run_validate(paths: tuple[str, ...], *, fmt: str, fail_on: str | None, selec
     if output is not None:
         Path(output).write_text(text, encoding="utf-8")
     else:
-        # color= keeps click from stripping the escapes when standard output is not a terminal.
-        click.echo(text, nl=False, color=use_color)
+        # color= keeps echo from stripping the escapes when standard output is not a terminal.
+        echo(text, nl=False, color=use_color)
     if attach_report and not _attach_reports(remote):
         return ExitStatus.USAGE
     if report.any_unreadable:
@@ -114,7 +113,7 @@ def _attach_reports(remote: list[tuple[ValidationResult, object]]) -> bool:
             with RegistryClient(pinned.registry) as client:
                 referrer = attach_bytes(client, pinned, data, REPORT_JSON, title="rra-validation-report.json")
         except RegistryError as exc:
-            click.echo(f"error: attaching the report to {pinned}: {exc}", err=True)
+            echo(f"error: attaching the report to {pinned}: {exc}", err=True)
             return False
-        click.echo(f"attached the validation report {referrer.digest} to {pinned}", err=True)
+        echo(f"attached the validation report {referrer.digest} to {pinned}", err=True)
     return True

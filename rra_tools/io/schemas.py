@@ -17,7 +17,7 @@ from typing import Any
 from .. import FORMAT_VERSIONS
 from ..errors import ExitStatus, RRAError
 
-__all__ = ["SCHEMA_NAMES", "SchemaNotFound", "UnknownSchema", "compile_schema", "compiled_error_paths", "compiled_is_valid", "compiled_loaded", "compiled_verdict", "import_jsonschema_lean", "load_schema", "schema_bytes", "schema_path", "schema_versions"]
+__all__ = ["SCHEMA_NAMES", "SchemaNotFound", "UnknownSchema", "compile_schema", "compiled_error_paths", "compiled_is_valid", "compiled_loaded", "compiled_verdict", "import_jsonschema_lean", "jsonschema_loaded", "load_schema", "schema_bytes", "schema_path", "schema_versions"]
 
 
 class SchemaNotFound(RRAError):
@@ -119,6 +119,12 @@ def compiled_loaded() -> bool:
     """Whether the compiled validator is imported in this process already (asking it about a
     small document then costs less than importing jsonschema; importing it, more)."""
     return "jsonschema_rs" in sys.modules
+
+
+def jsonschema_loaded() -> bool:
+    """Whether jsonschema is imported in this process already (walking a small document with it
+    then costs less than importing the compiled validator)."""
+    return "jsonschema" in sys.modules
 
 
 def compiled_is_valid(data: Any, name: str = "manifest") -> bool | None:

@@ -1,0 +1,168 @@
+"""``rra validate PATH...`` without click (rra_tools/cli/main.py) says and exits exactly as click does.
+
+Each case runs the console script (which takes the fast path for plain paths) and the same
+arguments through click (:func:`rra_tools.cli.main.main`), and compares standard output,
+standard error and the exit status byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rra_tools.cli.main import fast_validate_paths
+from tests.rra_cli import rra_command
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "digits-logreg"
+THROUGH_CLICK = "import sys; from rra_tools.cli.main import main; main(sys.argv[1:])"
+
+
+def both(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> tuple[tuple[int, str, str], ...]:
+    environment = {**os.environ, **(env or {})}
+    environment.pop("_RRA_COMPLETE", None)
+    runs = []
+    for command in ([*rra_command(), *args], [sys.executable, "-c", THROUGH_CLICK, *args]):
+        proc = subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=environment, check=False)
+        runs.append((proc.returncode, proc.stdout, proc.stderr))
+    return tuple(runs)
+
+
+def assert_same(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    fast, clicked = both(*args, cwd=cwd, env=env)
+    assert fast == clicked
+    return fast
+
+
+@pytest.fixture
+def artifacts(tmp_path: Path) -> dict[str, Path]:
+    clean = tmp_path / "clean"
+    shutil.copytree(EXAMPLE, clean)
+    findings = tmp_path / "findings"
+    shutil.copytree(EXAMPLE, findings)
+    text = (findings / "rra.yaml").read_text()
+    (findings / "rra.yaml").write_text(text.replace("id: digits-logreg", "id: Digits Logreg\nsurprise: 1", 1))
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("rra_version: '1.0'\nid: [unclosed\n")
+    bad_config = tmp_path / "bad-config"
+    shutil.copytree(EXAMPLE, bad_config)
+    (bad_config / ".rra.toml").write_text('select = ["NOPE999"]\n')
+    return {"clean": clean, "findings": findings, "broken": broken, "bad_config": bad_config,
+            "missing": tmp_path / "missing", "empty": tmp_path}
+
+
+@pytest.mark.parametrize("names", [["clean"], ["findings"], ["broken"], ["missing"], ["empty"], ["bad_config"],
+                                   ["clean", "findings", "missing"]])
+def test_the_fast_path_reports_as_click_does(artifacts: dict[str, Path], names: list[str]) -> None:
+    code, out, err = assert_same("validate", *(str(artifacts[name]) for name in names))
+    assert out or err
+    if names == ["clean"]:
+        assert code == 0 and "1 clean" in out
+    if names == ["bad_config"]:
+        assert code == 2 and err.startswith("error: ")
+
+
+def test_no_path_is_the_working_directory(artifacts: dict[str, Path]) -> None:
+    code, out, _ = assert_same("validate", cwd=artifacts["findings"])
+    assert code == 1 and "RRA" in out
+
+
+def test_no_colour_requested_by_the_environment_either(artifacts: dict[str, Path]) -> None:
+    assert_same("validate", str(artifacts["findings"]), env={"NO_COLOR": "1"})
+
+
+def test_on_a_terminal_both_colour_alike(artifacts: dict[str, Path]) -> None:
+    pty = pytest.importorskip("pty")
+    outputs = []
+    for command in ([*rra_command(), "validate", str(artifacts["findings"])],
+                    [sys.executable, "-c", THROUGH_CLICK, "validate", str(artifacts["findings"])]):
+        leader, follower = pty.openpty()
+        env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "_RRA_COMPLETE")}
+        proc = subprocess.Popen(command, stdout=follower, stderr=subprocess.PIPE, cwd=ROOT, env=env)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal's other end closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(leader)
+        assert proc.stderr is not None
+        outputs.append((proc.wait(), b"".join(chunks), proc.stderr.read()))
+        proc.stderr.close()
+    assert outputs[0] == outputs[1]
+    assert b"\x1b[" in outputs[0][1]
+
+
+def test_what_the_fast_path_leaves_to_click(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert fast_validate_paths(["validate"]) == ()
+    assert fast_validate_paths(["validate", "a", "b/rra.yaml"]) == ("a", "b/rra.yaml")
+    for argv in (["validate", "-h"], ["validate", "--help"], ["validate", "-f", "json", "a"], ["validate", "a", "--"],
+                 ["validate", "-"], ["validate", "oci://host/repo:tag"], ["validate", "oci-layout:dir"],
+                 ["validate", ""], ["rules"], ["--version"], []):
+        assert fast_validate_paths(argv) is None, argv
+    monkeypatch.setenv("_RRA_COMPLETE", "bash_complete")
+    assert fast_validate_paths(["validate", "a"]) is None
+
+
+def test_streams_click_would_replace_are_left_to_it() -> None:
+    # An ASCII standard output is replaced by click with a UTF-8 writer; pytest's captures are
+    # not text files at all.
+    code = ("import io, sys; from rra_tools.cli.output import plain_streams; a = plain_streams(); "
+            "sys.stdout = io.StringIO(); b = plain_streams(); print(a, b, file=sys.stderr)")
+    for encoding, first in (("utf-8", "True"), ("ascii", "False")):
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONIOENCODING": encoding})
+        assert proc.stderr.split() == [first, "False"]
+    assert_same("validate", str(EXAMPLE), env={"PYTHONIOENCODING": "ascii"})
+
+
+def test_help_and_usage_errors_still_come_from_click() -> None:
+    code, out, _ = assert_same("validate", "--help")
+    assert code == 0 and out.startswith("Usage: rra validate [OPTIONS] [PATH]...")
+    code, _, err = assert_same("validate", "--no-such-option", str(EXAMPLE))
+    assert code == 2 and "No such option" in err
+
+
+def test_the_ansi_pattern_is_clicks() -> None:
+    # echo strips escapes without click exactly where click.echo does, with click's pattern.
+    from click._compat import _ansi_re
+
+    from rra_tools.cli.output import _ANSI
+
+    assert _ANSI.pattern == _ansi_re.pattern
+
+
+PROBE = """
+import json, os, sys
+real_exit = os._exit
+
+
+def report(code):
+    print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr, flush=True)
+    real_exit(code)
+
+
+os._exit = report  # the fast path ends with os._exit after flushing
+sys.argv = ["rra", "validate", sys.argv[1]]
+from rra_tools.cli.main import entry
+entry()
+"""
+
+
+def test_the_fast_path_imports_neither_click_nor_jsonschema() -> None:
+    proc = subprocess.run([sys.executable, "-c", PROBE, str(EXAMPLE)], capture_output=True, text=True, check=False)
+    probe = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert probe["code"] == 0, proc.stderr
+    loaded = set(probe["modules"])
+    assert "rra_tools.validate.engine" in loaded and "jsonschema_rs" in loaded
+    assert not {"click", "jsonschema", "concurrent.futures"} & loaded, sorted({"click", "jsonschema"} & loaded)
