@@ -40,7 +40,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
 from ..io.digest import sha256_file
 from ..io.paths import RootResolver, lexical_issue
 from ..io.journal import JournalEntry
@@ -57,6 +57,7 @@ from ..run.extract import (
     parse_json_output,
     value_from_json,
 )
+from .errors import BenchLayerError
 from .submissions import AnswerEntry, Entry, EvidencePaths, ReadSubmission
 from .taskset import ResolvedTask
 from .workspace import SUBMISSION_NAME, FileState, leak_forms, leak_pattern, reference_pattern
@@ -99,7 +100,7 @@ class AuditContext:
     journal_error: str | None = None
 
 
-class _Fail(RRAError):
+class _Fail(BenchLayerError):
     """A step of the trace failed (internal: it becomes a confirmed finding, never escapes)."""
 
     exit_status = ExitStatus.FAILED

@@ -54,6 +54,7 @@ from ..errors import ExitStatus, RRAError
 from ..io.atomic import write_atomic
 from ..model.agent import AgentAnswer, AgentRequest
 from ..model.cell import MeteredUsage, ReportedUsage, SandboxLimits
+from .errors import BuilderLayerError
 
 __all__ = ["AgentFailed", "Agent", "AnswerInvalid", "Asked", "DecisionNeeded", "decision_paths", "parse_agent",
            "read_answer", "slug"]
@@ -64,7 +65,7 @@ DECISIONS_DIR = ".rra/build/decisions"
 _TAIL = 2000
 
 
-class DecisionNeeded(RRAError):
+class DecisionNeeded(BuilderLayerError):
     """The build stopped at a decision nobody answered; ``request`` and ``answer`` are the files,
     ``todo`` says what to do by hand."""
 
@@ -79,7 +80,7 @@ class DecisionNeeded(RRAError):
         self.hint = f"{todo}; then run the build again"
 
 
-class AgentFailed(RRAError):
+class AgentFailed(BuilderLayerError):
     """The agent command could not be run, failed, or wrote no answer."""
 
     exit_status = ExitStatus.FAILED
@@ -89,7 +90,7 @@ class AgentFailed(RRAError):
         self.hint = hint
 
 
-class AnswerInvalid(RRAError):
+class AnswerInvalid(BuilderLayerError):
     """An answer file is not a valid answer to its request; nothing of it was applied."""
 
     exit_status = ExitStatus.FAILED

@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
 from ..io.artifact import Artifact, load_artifact
 from ..io.atomic import write_atomic
 from ..io.unidiff import DiffProblem, parse_unified_diff
+from .errors import BuilderLayerError
 from .manifest_edit import edit_manifest, quoted
 from .patches import (
     apply_patch,
@@ -47,7 +48,7 @@ ALTERS = ("yes", "no", "unknown")
 MAX_EVIDENCE_CHARS = 4000
 
 
-class ChangeError(RRAError):
+class ChangeError(BuilderLayerError):
     """A change cannot be recorded as asked; nothing was written."""
 
     exit_status = ExitStatus.USAGE
@@ -57,7 +58,7 @@ class ChangeError(RRAError):
         self.hint = hint
 
 
-class SeriesMismatch(RRAError):
+class SeriesMismatch(BuilderLayerError):
     """The patch series does not reproduce the artifact's code (or does not apply)."""
 
     exit_status = ExitStatus.FAILED

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
 from ..io.artifact import load_artifact
+from .errors import BuilderLayerError
 from .manifest_edit import edit_manifest
 
 __all__ = ["DiscrepancyError", "DiscrepancyInput", "add_discrepancy"]
@@ -18,7 +19,7 @@ __all__ = ["DiscrepancyError", "DiscrepancyInput", "add_discrepancy"]
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
-class DiscrepancyError(RRAError):
+class DiscrepancyError(BuilderLayerError):
     """The discrepancy cannot be recorded as given; nothing was written."""
 
     exit_status = ExitStatus.USAGE

@@ -38,12 +38,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
 from ..intervals import aggregate
 from ..io.artifact import Artifact, load_artifact
 from ..io.digest import sha256_file
 from ..io.read.run_records import is_successful, read_run_record
 from ..model.manifest import Manifest
+from .errors import BuilderLayerError
 
 __all__ = ["PROCESS_RUN_CRATE", "RO_CRATE_VERSION", "ExportError", "ExportResult", "export_ro_crate"]
 
@@ -57,7 +58,7 @@ _COMPLETED = "http://schema.org/CompletedActionStatus"
 _FAILED = "http://schema.org/FailedActionStatus"
 
 
-class ExportError(RRAError):
+class ExportError(BuilderLayerError):
     """The crate cannot be written where asked; nothing was written."""
 
     exit_status = ExitStatus.USAGE

@@ -20,11 +20,12 @@ from ..io.artifact import Artifact, load_artifact
 from ..io.atomic import write_atomic
 from ..io.read.run_records import is_successful, read_run_record
 from ..guide_text import guide_path, is_generated, render_guide
+from .errors import BuilderLayerError
 
 __all__ = ["GuideError", "GuideResult", "check_guide", "records_section", "render_artifact_guide", "write_guide"]
 
 
-class GuideError(RRAError):
+class GuideError(BuilderLayerError):
     """The guide cannot be written, or its path leads out of the artifact."""
 
     exit_status = ExitStatus.FAILED

@@ -9,19 +9,20 @@ import unicodedata
 from pathlib import Path
 
 from .. import SPEC_VERSION
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
 from ..io.schemas import schema_path
+from .errors import BuilderLayerError
 
 __all__ = ["AlreadyExists", "InvalidValue", "check_id", "check_title", "scaffold", "scaffold_text", "schema_modeline"]
 
 
-class AlreadyExists(RRAError):
+class AlreadyExists(BuilderLayerError):
     """The directory already has a manifest; nothing was written."""
 
     exit_status = ExitStatus.USAGE
 
 
-class InvalidValue(RRAError, ValueError):
+class InvalidValue(BuilderLayerError, ValueError):
     """An id or title given for the new manifest is not valid there; nothing was written."""
 
     exit_status = ExitStatus.USAGE

@@ -16,15 +16,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
 from ..io.artifact import ArtifactError, checked_manifest
 from ..io.atomic import write_atomic
 from ..io.read.bounded_yaml import YamlBoundsError, check_yaml
+from .errors import BuilderLayerError
 
 __all__ = ["EditError", "edit_manifest", "quoted"]
 
 
-class EditError(RRAError):
+class EditError(BuilderLayerError):
     """The manifest cannot be edited (not YAML the round-trip parser reads, not a mapping, or
     the edit would make it invalid); nothing was written."""
 

@@ -34,8 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
 from ..io.safegit import GitConfigRefused, run_git
+from .errors import BuilderLayerError
 
 __all__ = ["GitError", "TreeEntry", "apply_patch", "checkout_commit", "diff_trees", "git", "index_tree", "own_paths",
            "patched_paths", "repository_root", "tree_digest", "tree_entries", "work_tree_entries"]
@@ -45,7 +46,7 @@ DIFF_OPTIONS = ("--no-ext-diff", "--no-color", "--no-renames", "--binary", "--fu
                 "--src-prefix=a/", "--dst-prefix=b/")
 
 
-class GitError(RRAError):
+class GitError(BuilderLayerError):
     """git is missing, or a git command on the artifact failed."""
 
     exit_status = ExitStatus.FAILED

@@ -42,9 +42,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
 from ..io.artifact import Artifact, load_artifact
 from ..io.read.manifest import manifest_digest
+from .errors import BuilderLayerError
 from .manifest_edit import edit_manifest
 
 __all__ = ["AddedObservation", "ObservationError", "add_references", "fingerprint_of"]
@@ -52,7 +53,7 @@ __all__ = ["AddedObservation", "ObservationError", "add_references", "fingerprin
 MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 
-class ObservationError(RRAError):
+class ObservationError(BuilderLayerError):
     """A run record cannot become a reference observation; nothing was written."""
 
     exit_status = ExitStatus.USAGE

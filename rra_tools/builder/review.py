@@ -54,6 +54,7 @@ from ..io.schemas import compiled_is_valid
 from ..run.records import utc_stamp
 from ..run.results import ClaimResult, Key, claim_values, collect_results, latest_successful
 from ..validate.api import validate_path
+from .errors import BuilderLayerError
 from .review_checks import challenge_choices, check_observations, reported_answer, trace_claim
 from .review_findings import Findings, compact
 from .review_runs import CleanShellRuns, compare_with_records, prune_work, run_clean_shell
@@ -74,7 +75,7 @@ REPORT_MD = "review.md"
 _MODES = ("locked", "current", "container")
 
 
-class ReviewError(RRAError):
+class ReviewError(BuilderLayerError):
     """The review cannot be made (its directory exists, an option is wrong)."""
 
     exit_status = ExitStatus.USAGE

@@ -10,15 +10,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
 from ..io.errors import LoadError
 from ..io.read.manifest import load_manifest_bytes
 from ..model.conformance import Case, CaseFile, PatchOp
+from .errors import ConformanceLayerError
 
 __all__ = ["CaseError", "LoadedCase", "apply_patch", "load_suite", "materialise", "select_cases", "suite_path"]
 
 
-class CaseError(RRAError):
+class CaseError(ConformanceLayerError):
     """A case file or case is malformed; the message names the file and case."""
 
     exit_status = ExitStatus.USAGE

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
 from ..io.cache import CACHE_VAR, cache_root
 from ..io.digest import sha256_file
 from ..io.atomic import write_atomic
+from .errors import EnvLayerError
 from .locks import LockFile, read_lock
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ MARKER = ".rra-env.json"
 ENV_FORMAT = 2
 
 
-class CreateError(RRAError):
+class CreateError(EnvLayerError):
     """The environment could not be built; the message says why."""
 
     exit_status = ExitStatus.FAILED

@@ -15,7 +15,8 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
+from .errors import EnvLayerError
 
 __all__ = ["GPU_INVENTORY_VAR", "Gpu", "InstalledDist", "LiveEnv", "LiveEnvError", "gpu_inventory", "inspect_python"]
 
@@ -23,7 +24,7 @@ __all__ = ["GPU_INVENTORY_VAR", "Gpu", "InstalledDist", "LiveEnv", "LiveEnvError
 GPU_INVENTORY_VAR = "RRA_GPU_INVENTORY"
 
 
-class LiveEnvError(RRAError):
+class LiveEnvError(EnvLayerError):
     """The live environment could not be inspected."""
 
     exit_status = ExitStatus.USAGE

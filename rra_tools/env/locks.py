@@ -21,9 +21,10 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
 from ..io.read import bounded_toml
 from ..io.read.bounded_yaml import YamlBoundsError, check_yaml
+from .errors import EnvLayerError
 
 __all__ = [
     "LOCK_FORMATS",
@@ -57,7 +58,7 @@ class LockProblem:
     line: int | None = None
 
 
-class LockError(RRAError):
+class LockError(EnvLayerError):
     """A lock file that cannot be read; carries every problem found."""
 
     exit_status = ExitStatus.USAGE

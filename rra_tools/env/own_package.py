@@ -32,6 +32,7 @@ from ..io.read import bounded_toml
 from ..io.artifact import Artifact, ArtifactError
 from ..io.paths import resolve_inside
 from .artifact import manifest_model
+from .errors import EnvLayerError
 
 __all__ = ["OwnPackageError", "PackageSource", "build_requirements", "lock_entry", "own_package",
            "package_inputs", "package_tree_digest", "staged_copy", "temporary_directory"]
@@ -40,7 +41,7 @@ __all__ = ["OwnPackageError", "PackageSource", "build_requirements", "lock_entry
 DEFAULT_BUILD_REQUIRES = ("setuptools>=40.8.0",)
 
 
-class OwnPackageError(ArtifactError):
+class OwnPackageError(ArtifactError, EnvLayerError):
     """The artifact's package cannot be located, locked or installed."""
 
 

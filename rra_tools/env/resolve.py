@@ -14,12 +14,13 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
 from ..io.read import bounded_toml
 from ..io.read.bounded_yaml import YamlBoundsError, load_yaml
 from ..io.artifact import Artifact
 from ..io.atomic import write_atomic
 from .artifact import manifest_model
+from .errors import EnvLayerError
 from .live import inspect_python
 
 __all__ = ["LockResult", "ResolveError", "UvNotFound", "declared_requirements", "find_uv", "lock_from_env",
@@ -29,7 +30,7 @@ _NETWORK_HINTS = ("dns error", "error sending request", "failed to fetch", "conn
                   "could not connect", "timed out", "offline", "tcp connect error")
 
 
-class ResolveError(RRAError):
+class ResolveError(EnvLayerError):
     """Resolution or hashing failed; the message says why and what to do."""
 
     exit_status = ExitStatus.FAILED

@@ -45,9 +45,10 @@ from typing import Any
 
 from ..answers import AnswerError, answer_mismatch, parse_answer
 from ..builder.patches import git
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
 from ..io.atomic import write_atomic
 from ..model.taskset import MIN_OBSERVATIONS
+from .errors import InteropLayerError
 
 __all__ = ["CoreBenchError", "ImportedCoreBench", "Skipped", "import_corebench", "question_kind"]
 
@@ -62,7 +63,7 @@ _COMMIT_ENV = {"GIT_AUTHOR_NAME": "CORE-Bench capsule", "GIT_AUTHOR_EMAIL": "cap
                "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
 
 
-class CoreBenchError(RRAError):
+class CoreBenchError(InteropLayerError):
     """The CORE-Bench file, the capsule directory or the output directory is not usable."""
 
     exit_status = ExitStatus.USAGE

@@ -22,15 +22,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..errors import ExitStatus, RRAError
-from .errors import InputError, LoadError
+from ..errors import ExitStatus
+from .errors import IOLayerError, InputError, LoadError
 from ..model.manifest_view import ManifestSpec, read_manifest
 from .paths import lexical_issue
 
 __all__ = ["Artifact", "ArtifactError", "checked_manifest", "load_artifact"]
 
 
-class ArtifactError(RRAError):
+class ArtifactError(IOLayerError):
     """The artifact or its manifest cannot be used: missing, unreadable, not a valid manifest,
     or a path in it leading out of the artifact."""
 

@@ -6,7 +6,17 @@ from dataclasses import dataclass
 
 from ..errors import ExitStatus, RRAError
 
-__all__ = ["InputError", "LoadError", "Problem"]
+__all__ = ["IOLayerError", "InputError", "LoadError", "Problem"]
+
+
+class IOLayerError(RRAError):
+    """Base of every error the io layer (reading input safely: the readers, paths, links, schemas,
+    the run journal, diffs) raises on purpose: catch it to catch them all.
+
+    It sets no exit status: each error keeps its own (the root's unless it sets one). Named for
+    its layer so that it takes no name a caller already catches for a narrower failure. The whole
+    tree is drawn in :mod:`rra_tools.errors`.
+    """
 
 
 @dataclass(frozen=True)
@@ -21,7 +31,7 @@ class Problem:
     pointer: str = ""
 
 
-class LoadError(RRAError):
+class LoadError(IOLayerError):
     """The document cannot be read as a manifest; carries one located problem and, once the
     bytes were decoded, the text (so that a report can show the offending line)."""
 
@@ -33,7 +43,7 @@ class LoadError(RRAError):
         self.text = text
 
 
-class InputError(RRAError):
+class InputError(IOLayerError):
     """The input cannot be opened at all (missing, not a regular file, no manifest in a directory)."""
 
     exit_status = ExitStatus.USAGE

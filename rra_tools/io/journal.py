@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
+from .errors import IOLayerError
 
 __all__ = ["GENESIS", "JOURNAL_PATH", "JOURNAL_VARIABLE", "MAX_ENTRIES", "Journal", "JournalEntry", "JournalError",
            "entry_from_request", "read_journal"]
@@ -43,7 +44,7 @@ MAX_ENTRIES = 100_000
 _HEX = frozenset("0123456789abcdef")
 
 
-class JournalError(RRAError):
+class JournalError(IOLayerError):
     """A journal file that is not a whole, unbroken chain, or a commit that cannot be read."""
 
     exit_status = ExitStatus.FAILED

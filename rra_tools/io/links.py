@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..errors import RRAError
+from .errors import IOLayerError
 
 __all__ = ["MAX_FOLLOWS", "LinkProblem", "LinkTree"]
 
@@ -43,7 +43,7 @@ class LinkProblem:
     leaves_root: bool = True
 
 
-class _Refused(RRAError):
+class _Refused(IOLayerError):
     """Unwinds one resolution; :meth:`LinkTree.problems` turns it into a :class:`LinkProblem`."""
 
     def __init__(self, why: str, *, leaves_root: bool = True) -> None:

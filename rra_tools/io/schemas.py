@@ -15,18 +15,19 @@ from pathlib import Path
 from typing import Any
 
 from .. import FORMAT_VERSIONS
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
+from .errors import IOLayerError
 
 __all__ = ["SCHEMA_NAMES", "SchemaNotFound", "UnknownSchema", "compile_schema", "compiled_error_paths", "compiled_is_valid", "compiled_loaded", "compiled_verdict", "import_jsonschema_lean", "jsonschema_loaded", "load_schema", "schema_bytes", "schema_path", "schema_versions"]
 
 
-class SchemaNotFound(RRAError):
+class SchemaNotFound(IOLayerError):
     """The committed schema file is missing from the installation."""
 
     exit_status = ExitStatus.USAGE
 
 
-class UnknownSchema(RRAError):
+class UnknownSchema(IOLayerError):
     """No published schema has the name or version asked for; the hint lists those there are."""
 
     exit_status = ExitStatus.USAGE

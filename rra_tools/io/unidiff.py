@@ -23,7 +23,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
+from .errors import IOLayerError
 
 __all__ = ["DiffProblem", "ParsedDiff", "parse_unified_diff"]
 
@@ -34,7 +35,7 @@ _NAMED_HEADERS = (b"rename from ", b"rename to ", b"copy from ", b"copy to ")
 _ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\", '"': '"'}
 
 
-class DiffProblem(RRAError):
+class DiffProblem(IOLayerError):
     """The bytes are not a well-formed unified diff; the message says where and why."""
 
     exit_status = ExitStatus.USAGE

@@ -23,6 +23,7 @@ __all__ = [
     "LayoutError",
     "MediaTypeError",
     "OCIError",
+    "OCILayerError",
     "PackError",
     "SizeMismatch",
     "UncompressedMismatch",
@@ -31,7 +32,17 @@ __all__ = [
 ]
 
 
-class OCIError(RRAError):
+class OCILayerError(RRAError):
+    """Base of every error the oci layer (packing, OCI layouts, registries, provenance) raises on
+    purpose: catch it to catch them all.
+
+    It sets no exit status: each error keeps its own (the root's unless it sets one). Named for
+    its layer so that it takes no name a caller already catches for a narrower failure. The whole
+    tree is drawn in :mod:`rra_tools.errors`.
+    """
+
+
+class OCIError(OCILayerError):
     """A layout, blob or layer cannot be trusted; ``code`` is the rule code reported for it."""
 
     exit_status = ExitStatus.FAILED
@@ -112,13 +123,13 @@ class UncompressedMismatch(DigestMismatch):
     code = "RRA809"
 
 
-class UnpackError(RRAError):
+class UnpackError(OCILayerError):
     """Unpacking cannot start: the destination exists, or the limits are exceeded."""
 
     exit_status = ExitStatus.FAILED
 
 
-class PackError(RRAError):
+class PackError(OCILayerError):
     """An artifact directory cannot be packed (a FIFO, an escaping symlink, an unreadable file)."""
 
     exit_status = ExitStatus.USAGE

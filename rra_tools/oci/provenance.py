@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
+from .errors import OCILayerError
 
 __all__ = [
     "BUILDER_ID",
@@ -44,7 +45,7 @@ _RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)
 _IMAGE_DIGEST = re.compile(r"@sha256:([0-9a-f]{64})$")
 
 
-class ProvenanceError(RRAError):
+class ProvenanceError(OCILayerError):
     """The statement cannot be made: no records, an unreadable record, an unusable artifact."""
 
     exit_status = ExitStatus.FAILED

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from ..errors import ExitStatus, RRAError
-from .errors import DigestMismatch, DocumentTooLarge, LayoutError, SizeMismatch
+from ..errors import ExitStatus
+from .errors import DigestMismatch, DocumentTooLarge, LayoutError, OCILayerError, SizeMismatch
 from .mediatypes import INDEX_MEDIA_TYPE, MANIFEST_MEDIA_TYPE, MAX_MANIFEST_BYTES
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ _TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
 _REPO_COMPONENT = re.compile(r"^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$")
 
 
-class RegistryError(RRAError):
+class RegistryError(OCILayerError):
     """A registry operation failed; the message says which and why. ``code`` is the rule code
     ``rra validate oci://`` reports it under (RRA001: the input cannot be read at all)."""
 

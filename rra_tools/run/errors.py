@@ -13,10 +13,21 @@ __all__ = [
     "ImageUnavailable",
     "PlanError",
     "RunError",
+    "RunLayerError",
 ]
 
 
-class RunError(RRAError):
+class RunLayerError(RRAError):
+    """Base of every error the run layer (planning and running launchers, extracting their results)
+    raises on purpose: catch it to catch them all.
+
+    It sets no exit status: each error keeps its own (the root's unless it sets one). Named for
+    its layer so that it takes no name a caller already catches for a narrower failure. The whole
+    tree is drawn in :mod:`rra_tools.errors`.
+    """
+
+
+class RunError(RunLayerError):
     """A run could not be planned or started; nothing was recorded."""
 
     exit_status = ExitStatus.USAGE

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from ..answers import Answer, AnswerError, as_decimal, parse_answer, split_elements
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
 from ..model.manifest_view import ExtractSpec as Extract
 from ..model.regex import compile_pattern, normalise_newlines
+from .errors import RunLayerError
 
 __all__ = ["MAX_EXTRACT_BYTES", "ExtractError", "answer_from_json", "extract_answer", "extract_value", "json_pointer",
            "parse_json_output", "value_from_json"]
@@ -27,7 +28,7 @@ __all__ = ["MAX_EXTRACT_BYTES", "ExtractError", "answer_from_json", "extract_ans
 MAX_EXTRACT_BYTES = 256 * 1024 * 1024
 
 
-class ExtractError(RRAError):
+class ExtractError(RunLayerError):
     """The metric cannot be read from the output."""
 
     exit_status = ExitStatus.FAILED

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ExitStatus, RRAError
+from ..errors import ExitStatus
 from .catalog import RULES, Rule
 from .diagnostics import Severity
+from .errors import ValidateLayerError
 
 __all__ = ["CONFIG_FILES", "Config", "ConfigError", "find_config", "load_config", "parse_config"]
 
@@ -23,7 +24,7 @@ CONFIG_FILES = (".rra.toml", "pyproject.toml")
 _KEYS = {"select", "ignore", "extend-select", "severity", "fail-on"}
 
 
-class ConfigError(RRAError):
+class ConfigError(ValidateLayerError):
     """The configuration is invalid; the message names the file and key."""
 
     exit_status = ExitStatus.USAGE

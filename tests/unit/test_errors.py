@@ -6,11 +6,13 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
 from pathlib import Path
 
 import pytest
 
 import rra_tools
+import rra_tools.errors
 from rra_tools.cli.errors import Failure, as_failure
 from rra_tools.errors import ExitStatus, RRAError
 from rra_tools.oci.errors import LayoutError
@@ -34,6 +36,89 @@ def test_every_exception_class_derives_from_rraerror() -> None:
     assert len(found) > 40, sorted(found)  # the walk really reached the subpackages
     strays = sorted(name for name, cls in found.items() if not issubclass(cls, RRAError))
     assert strays == [], f"exception classes outside the RRAError root: {strays}"
+
+
+def _exception_classes() -> dict[str, type[BaseException]]:
+    """Every exception class defined at the top of a module of rra_tools, by qualified name."""
+    found: dict[str, type[BaseException]] = {}
+    for name in _modules():
+        module = importlib.import_module(name)
+        for _, obj in inspect.getmembers(module, inspect.isclass):
+            if issubclass(obj, BaseException) and obj.__module__ == name:
+                found[f"{name}.{obj.__qualname__}"] = obj
+    return found
+
+
+def _layer_bases() -> dict[str, type[RRAError]]:
+    """The one base of each layer's errors (a subpackage's ``errors`` module), by layer."""
+    from rra_tools.agents.errors import AgentsLayerError
+    from rra_tools.answers import AnswerError
+    from rra_tools.bench.errors import BenchLayerError
+    from rra_tools.builder.errors import BuilderLayerError
+    from rra_tools.conformance.errors import ConformanceLayerError
+    from rra_tools.env.errors import EnvLayerError
+    from rra_tools.interop.errors import InteropLayerError
+    from rra_tools.io.errors import IOLayerError
+    from rra_tools.oci.errors import OCILayerError
+    from rra_tools.run.errors import RunLayerError
+    from rra_tools.validate.errors import ValidateLayerError
+
+    return {"io": IOLayerError, "answers": AnswerError, "validate": ValidateLayerError, "env": EnvLayerError,
+            "run": RunLayerError, "oci": OCILayerError, "agents": AgentsLayerError, "builder": BuilderLayerError,
+            "conformance": ConformanceLayerError, "bench": BenchLayerError, "interop": InteropLayerError}
+
+
+def test_every_exception_class_derives_from_its_layers_base() -> None:
+    bases = _layer_bases()
+    assert all(base.__bases__ == (RRAError,) for base in bases.values())
+    # A layer base defines nothing of its own, so that no error's exit status, hint or message
+    # changes by hanging below it.
+    assert all(set(vars(base)) <= {"__module__", "__doc__", "__qualname__", "__firstlineno__",
+                                   "__static_attributes__"}
+               for name, base in bases.items() if name != "answers")
+    strays = []
+    for name, cls in _exception_classes().items():
+        if cls is RRAError:
+            continue
+        layer = name.split(".")[1]
+        if layer not in bases or not issubclass(cls, bases[layer]):
+            strays.append(name)
+    assert strays == [], f"exception classes outside their layer's base: {strays}"
+
+
+_TREE_LINE = re.compile(r"^(?P<indent>(?:│   |    )*)(?:├── |└── )?(?P<name>\w+) \((?P<module>[\w.]+)(?:; also (?P<also>\w+))?\)$")
+
+
+def test_the_tree_in_the_errors_docstring_is_the_real_one() -> None:
+    # Drawn: (class, module) -> (parent drawn above it, the other parent it names).
+    doc = rra_tools.errors.__doc__ or ""
+    block = doc.split("::\n\n", 1)[1]
+    lines = [line[4:] for line in block.splitlines() if line.strip()]
+    drawn: dict[tuple[str, str], tuple[tuple[str, str] | None, str | None]] = {}
+    stack: list[tuple[str, str]] = []
+    for line in lines:
+        match = _TREE_LINE.match(line)
+        assert match, f"not a line of the tree: {line!r}"
+        node = (match["name"], match["module"])
+        depth = len(match["indent"]) // 4 + (0 if node == ("RRAError", "errors") else 1)
+        del stack[depth:]
+        assert node not in drawn, f"drawn twice: {node}"
+        drawn[node] = (stack[-1] if stack else None, match["also"])
+        stack.append(node)
+    real: dict[tuple[str, str], tuple[tuple[str, str] | None, str | None]] = {}
+    for cls in _exception_classes().values():
+        parents = [b for b in cls.__bases__ if issubclass(b, RRAError)]
+        node = (cls.__name__, cls.__module__.removeprefix("rra_tools."))
+        if not parents:
+            real[node] = (None, None)
+            continue
+        # Drawn under its layer's base when it has two parents, naming the other.
+        first = next((b for b in parents if b.__name__.endswith("LayerError")), parents[0])
+        others = [b.__name__ for b in parents if b is not first]
+        real[node] = ((first.__name__, first.__module__.removeprefix("rra_tools.")), others[0] if others else None)
+    assert sorted(set(real) - set(drawn)) == [], "classes the tree in rra_tools/errors.py does not draw"
+    assert sorted(set(drawn) - set(real)) == [], "classes drawn in rra_tools/errors.py that do not exist"
+    assert {k: v for k, v in drawn.items() if real[k] != v} == {}, "drawn under the wrong parent"
 
 
 def test_exit_statuses_are_those_the_cli_documents() -> None:

@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ...errors import ExitStatus, RRAError
+from ...errors import ExitStatus
 from ...model.cell import ReportedUsage
+from ..errors import AgentsLayerError
 
 __all__ = ["MAX_READ", "Adapter", "AdapterError", "AgentCell", "Launch", "Shell", "first_existing", "json_lines", "number"]
 
 
-class AdapterError(RRAError):
+class AdapterError(AgentsLayerError):
     """An agent cannot be used as asked: an unknown adapter, a failed install, no npm."""
 
     exit_status = ExitStatus.USAGE

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 
-from ...errors import ExitStatus, RRAError
+from ...errors import ExitStatus
+from ..errors import AgentsLayerError
 
 __all__ = ["ProxyError", "error_body"]
 
 
-class ProxyError(RRAError):
+class ProxyError(AgentsLayerError):
     """The metering proxy cannot be set up (a bad price table, a bad upstream, a socket it cannot bind).
 
     >>> str(ProxyError("unknown provider 'azure' in upstream 'azure=http://x'"))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from ...errors import ExitStatus, RRAError
+from ...errors import ExitStatus
+from ..errors import AgentsLayerError
 
 __all__ = ["SandboxError"]
 
 
-class SandboxError(RRAError):
+class SandboxError(AgentsLayerError):
     """A sandbox cannot be set up as asked (no backend, a path that must stay hidden)."""
 
     exit_status = ExitStatus.USAGE

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from ...errors import ExitStatus, RRAError
+from ...errors import ExitStatus
+from ..errors import BuilderLayerError
 
 
-class BuildError(RRAError):
+class BuildError(BuilderLayerError):
     """The build cannot go on; the message says why and the hint what to do."""
 
     exit_status = ExitStatus.FAILED

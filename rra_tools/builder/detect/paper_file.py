@@ -21,7 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ...errors import ExitStatus, RRAError
+from ...errors import ExitStatus
+from ..errors import BuilderLayerError
 from .claims import _NUMBER, latex_table_numbers, table_numbers
 from .findings import Finding
 
@@ -42,7 +43,7 @@ MAX_PDF_TEXT = 16 * 1024 * 1024
 _CAPTION = re.compile(r"^\s*Table\s+([0-9]+|[IVXLC]+)\b")
 
 
-class PaperFileError(RRAError):
+class PaperFileError(BuilderLayerError):
     """The paper file cannot be read."""
 
     exit_status = ExitStatus.USAGE

@@ -24,9 +24,10 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...errors import ExitStatus, RRAError
+from ...errors import ExitStatus
 from ...io.ignore import VCS_NAMES, IgnoreRules
 from ...io.safegit import GitConfigRefused, run_git
+from ..errors import BuilderLayerError
 
 __all__ = ["GitError", "MAX_WALKED", "RawRepo", "SKIPPED_DIRS", "is_draftable", "is_raw_repo",
            "parse_upstream_option", "without_credentials"]
@@ -47,7 +48,7 @@ SKIPPED_DIRS = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_
 MAX_WALKED = 200_000
 
 
-class GitError(RRAError):
+class GitError(BuilderLayerError):
     """git is missing or could not describe the repository."""
 
     exit_status = ExitStatus.USAGE

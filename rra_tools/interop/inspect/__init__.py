@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...errors import ExitStatus, RRAError
+from ...errors import ExitStatus
+from ..errors import InteropLayerError
 
 if TYPE_CHECKING:
     from ...model.bench_results import BenchResults
@@ -28,7 +29,7 @@ __all__ = ["INSTALL_HINT", "InspectMissing", "import_eval_log", "require_inspect
 INSTALL_HINT = "pip install 'rra-tools[inspect]'"
 
 
-class InspectMissing(RRAError):
+class InspectMissing(InteropLayerError):
     """Inspect AI (the ``inspect`` extra) is not installed."""
 
     exit_status = ExitStatus.USAGE

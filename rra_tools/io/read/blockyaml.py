@@ -43,7 +43,7 @@ import re
 from operator import length_hint
 from typing import Any
 
-from ...errors import RRAError
+from ..errors import IOLayerError
 from ..limits import INT_MAX, INT_MIN, MAX_DEPTH, MAX_NODES
 from .scalars import resolve_plain as _resolve_plain
 
@@ -114,7 +114,7 @@ def _unsafe(text: str) -> bool:
     return _UNSAFE.search(text) is not None
 
 
-class _GiveUp(RRAError):
+class _GiveUp(IOLayerError):
     """The text is outside the subset; the located reader decides what it is. (Caught in this
     module, never seen by a caller; under the one root like every exception of the package.)"""
 

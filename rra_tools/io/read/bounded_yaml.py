@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import ExitStatus, RRAError
-from ..errors import LoadError
+from ...errors import ExitStatus
+from ..errors import IOLayerError, LoadError
 from .manifest import load_manifest_bytes
 
 __all__ = ["YamlBoundsError", "check_yaml", "load_yaml"]
 
 
-class YamlBoundsError(RRAError, ValueError):
+class YamlBoundsError(IOLayerError, ValueError):
     """The YAML text is beyond the bounds, or not YAML the bounded loader reads (so its bounds
     cannot be vouched for); ``reason`` and ``line`` say where. A ValueError too: the readers it
     replaced raised one, and their callers catch it."""
