@@ -422,9 +422,8 @@ def test_a_bad_answer_is_an_error_naming_the_file_and_field(tmp_path: Path) -> N
 def test_what_cannot_be_built_is_a_usage_error(tmp_path: Path) -> None:
     done = rra("build", str(tmp_path), "-o", str(tmp_path / "artifact"))
     assert (done.returncode, done.stderr.splitlines()[-2:]) == (2, [
-        f"error: {tmp_path} is not the root of a git working tree",
-        "hint: rra build starts from a git repository: clone it, or 'git init && git add -A && git commit' it as "
-        "published"])
+        f"error: {tmp_path} is empty or not a directory",
+        "hint: rra build starts from a repository or an archive's directory"])
     raw = make_repo("deterministic-metrics", tmp_path)
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "notes.txt").write_text("mine\n")
