@@ -12,8 +12,9 @@ figure, their ratio and the target):
 a) Overhead of ``rra run ARTIFACT LAUNCHER`` (local executor) over running the launcher's argv
    directly, for launchers that do nothing (``/bin/true`` and ``python -c pass``) in a generated
    artifact; the two alternate, 15 runs each (3 with --quick); overhead = difference of the
-   medians. Target: <= 0.15 s. ``rra run`` caches a manifest it has checked (by content), so
-   these are runs of a manifest already run once; a third launcher, run each time with an empty
+   medians. Target: <= 30 ms (issue 25; issue 9's was 0.15 s). ``rra run`` caches a manifest
+   it has checked (by content), so these are runs of a manifest already run once; a third
+   launcher, run each time with an empty
    ``RRA_CACHE_DIR``, gives the first run of a manifest (parsed and schema-checked) in its own row.
    A breakdown of one ``rra run`` follows, measured in a fresh interpreter. The package's bytecode
    is compiled first, as installing a wheel does.
@@ -49,7 +50,8 @@ from _common import (BIN, CHUNK, GB, REPO, WORK, Row, check_clean, fmt_gbs, fmt_
                      print_table, run_timed, sha256_limit, start, tool, write_if_changed)
 
 MiB = 1024 * 1024
-OVERHEAD_TARGET_S = 0.15
+#: Issue 25's goal (issue 9's was 0.15 s).
+OVERHEAD_TARGET_S = 0.030
 ENV_TARGET_S = 1.0
 HASH_TARGET_GBS = 1.0
 
@@ -126,8 +128,9 @@ BREAKDOWN = r"""
 import json, os, subprocess, sys, time
 t0 = time.perf_counter()
 import rra_tools.cli.main
+import rra_tools.cli.failure, rra_tools.cli.output  # what entry() loads for `rra run ART LAUNCHER`
 t1 = time.perf_counter()
-import rra_tools.cli.run_cmd
+import rra_tools.cli.run_exec  # the run without click (rra_tools/cli/main.py's fast path)
 from rra_tools.run import RunOptions, execute, load_artifact, plan_runs
 from rra_tools.run.gpus import inventory
 from rra_tools.run import local
@@ -161,7 +164,7 @@ t7 = time.perf_counter()
 start = time.perf_counter()
 subprocess.run(plan.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 bare = time.perf_counter() - start
-print(json.dumps({"import click + CLI": t1 - t0, "import run library": t2 - t1, "load_artifact": t3 - t2,
+print(json.dumps({"import CLI entry (no click)": t1 - t0, "import run library": t2 - t1, "load_artifact": t3 - t2,
                   "plan_runs": t4 - t3, "GPU inventory": t5 - t4, "package scan": t6 - t5,
                   "execute": t7 - t6, "  of which write_record": spent["write_record"],
                   "  of which fsync": spent["fsync"], "  bare spawn+wait in process": bare}))
@@ -229,7 +232,8 @@ def bench_overhead(runs: int) -> list[Row]:
     print(f"  a) load average {load():.2f} at the end; {runs} alternating runs each, artifact "
           f"{root.relative_to(REPO)}, python = {python}", flush=True)
     for name, values in times.items():
-        print(f"     {name:16s} {spread(values)}")
+        ratio = statistics.median(values) / statistics.median(times["python -c pass"])
+        print(f"     {name:16s} {spread(values)}  ({ratio:.1f} x python -c pass)")
     rows = []
     for label, ours, bare in (("/bin/true", "rra run true", "/bin/true"),
                               ("python -c pass", "rra run pass", "python -c pass")):
@@ -242,11 +246,11 @@ def bench_overhead(runs: int) -> list[Row]:
             print(f"     {ours}: RECORDS WRONG: {recorded}")
         met = "yes" if overhead <= OVERHEAD_TARGET_S else "NO"
         rows.append(Row(f"a) rra run overhead, launcher {label} (median)", fmt_s(overhead), "limit",
-                        fmt_s(OVERHEAD_TARGET_S), f"{overhead / OVERHEAD_TARGET_S:.2f}", "<= 0.15 s",
+                        fmt_s(OVERHEAD_TARGET_S), f"{overhead / OVERHEAD_TARGET_S:.2f}", "<= 30 ms",
                         "NO: " + ("findings" if problem else "records") if problem or recorded else met))
     cold = statistics.median(times["rra run cold"]) - statistics.median(times["/bin/true"])
     rows.append(Row("a) same, /bin/true, first run of the manifest (empty cache)", fmt_s(cold), "limit",
-                    fmt_s(OVERHEAD_TARGET_S), f"{cold / OVERHEAD_TARGET_S:.2f}", "<= 0.15 s",
+                    fmt_s(OVERHEAD_TARGET_S), f"{cold / OVERHEAD_TARGET_S:.2f}", "<= 30 ms",
                     "yes" if cold <= OVERHEAD_TARGET_S else "NO"))
     rows.append(Row("a) same, whole rra run true vs rra --help", fmt_s(statistics.median(times["rra run true"])),
                     "rra --help", fmt_s(statistics.median(times["rra --help"])),

@@ -1,20 +1,22 @@
 """Entry point of the ``rra`` command: :func:`entry` (the console script) and :func:`main`.
 
 The click group and its commands are in :mod:`.app`, loaded when click parses the command line.
-The one exception is the commonest call, ``rra validate [PATH]...`` with plain paths and no
-option, written to ordinary standard streams: :func:`entry` runs it without importing click (11 ms of a 60 ms ``rra validate``), with
-the same output, errors and exit status (tests/unit/test_cli_fast_path.py compares the two
-paths). Anything else, including help, goes through click.
+The exceptions are the commonest calls, written to ordinary standard streams: ``rra validate
+[PATH]...`` with plain paths and no option, and ``rra run ARTIFACT LAUNCHER`` with no option but
+``-q``. :func:`entry` runs them without importing click (11 ms of a 60 ms ``rra validate``),
+with the same output, errors and exit status (tests/unit/test_cli_fast_path.py compares the
+two paths). Anything else, including help, goes through click.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 # cli, COMMANDS and FORMATS are also read here (see __getattr__), from .app.
-__all__ = ["FAST_EXIT_COMMANDS", "entry", "fast_validate_paths", "main"]
+__all__ = ["FAST_EXIT_COMMANDS", "entry", "fast_run_args", "fast_validate_paths", "main"]
 
 
 def __getattr__(name: str) -> Any:
@@ -60,9 +62,49 @@ def fast_validate_paths(argv: list[str]) -> tuple[str, ...] | None:
     return paths
 
 
-def _run_fast_validate(paths: tuple[str, ...]) -> int:
-    """``rra validate PATHS`` as click runs it with no option: the defaults of its options, and
-    failures reported as :class:`~.errors.RRAGroup` and click's ``main`` report them."""
+def fast_run_args(argv: list[str]) -> tuple[str, str, bool] | None:
+    """(artifact, launcher, quiet) when ``argv`` is ``run ARTIFACT LAUNCHER`` with no option but
+    ``-q``/``--quiet``, and click's shell completion is not asked for; else None.
+
+    >>> fast_run_args(["run", "art", "train", "-q"])
+    ('art', 'train', True)
+    >>> fast_run_args(["run", "train"]) is None  # one argument: a launcher here or an artifact
+    True
+    """
+    if not argv or argv[0] != "run" or os.environ.get("_RRA_COMPLETE"):
+        return None
+    positional = [arg for arg in argv[1:] if arg not in ("-q", "--quiet")]
+    if len(positional) != 2 or any(not arg or arg.startswith("-") for arg in positional):
+        return None
+    return positional[0], positional[1], len(positional) < len(argv) - 1
+
+
+def _fast_command(argv: list[str]) -> Callable[[], int] | None:
+    """The command :func:`entry` runs without click for ``argv``, with its options' defaults."""
+    paths = fast_validate_paths(argv)
+    if paths is not None:
+        def validate() -> int:
+            from .validate_cmd import run_validate
+
+            return run_validate(paths or (".",), fmt="text", fail_on=None, select=None, extend_select=None,
+                                ignore=None, config_file=None, color=None, output=None)
+
+        return validate
+    run = fast_run_args(argv)
+    if run is not None:
+        def run_launcher() -> int:
+            from .run_exec import execute_runs
+
+            artifact, launcher, quiet = run
+            return execute_runs(artifact, launcher, None, False, (), quiet)
+
+        return run_launcher
+    return None
+
+
+def _reported(command: Callable[[], int]) -> int:
+    """``command``'s exit status, with failures reported as :class:`~.errors.RRAGroup` and
+    click's ``main`` report them."""
     import errno
 
     from ..errors import RRAError
@@ -71,10 +113,7 @@ def _run_fast_validate(paths: tuple[str, ...]) -> int:
 
     failure: Failure | None
     try:
-        from .validate_cmd import run_validate
-
-        return run_validate(paths or (".",), fmt="text", fail_on=None, select=None, extend_select=None,
-                            ignore=None, config_file=None, color=None, output=None)
+        return command()
     except KeyboardInterrupt:
         failure = INTERRUPTED
     except (RRAError, ImportError, FileNotFoundError) as exc:
@@ -111,13 +150,13 @@ def entry() -> None:
     process ends. Other commands (which may hold temporary directories or connections that clean
     up at exit) end normally.
     """
-    paths = fast_validate_paths(sys.argv[1:])
-    if paths is not None:
+    command = _fast_command(sys.argv[1:])
+    if command is not None:
         from .output import plain_streams
 
         # Only on streams click writes to as they are (an ASCII one it replaces, for one).
         if plain_streams():
-            _end_now(_run_fast_validate(paths))
+            _end_now(_reported(command))
     try:
         main()
     except SystemExit as exc:

@@ -22,7 +22,6 @@ from ..model.manifest_view import ClaimSpec
 from ..io.paths import PathIssue, resolve_inside
 from ..model.vocab import RECORD_VERSION, Executor, RunStatus
 from .gpus import GpuInfo
-from .extract import ExtractError, extract_answer, extract_value
 from .journal import commit_record
 from .host import env_site_dirs, host_fingerprint, lock_match, package_set
 from .tree import OutputState, Snapshot, output_state, stray_writes, take_snapshot
@@ -175,6 +174,10 @@ def claim_metrics(plan: RunPlan, paths: Mapping[str, Path], messages: list[str],
     for claim in plan.artifact.manifest.claims:
         if claim.launcher != plan.launcher.id:
             continue
+        # Here, not at the top: a launcher without claims (and rra run's start-up) does without
+        # the extraction rules and the answer kinds they import.
+        from .extract import ExtractError
+
         stream = claim.extract.stream
         if stream is not None:
             if directory is None:
@@ -207,6 +210,8 @@ def claim_metrics(plan: RunPlan, paths: Mapping[str, Path], messages: list[str],
 def _read(claim: ClaimSpec, path: Path, metrics: dict[str, float]) -> None:
     """The claim's number into ``metrics``; for a claim of another kind, only the check that its
     answer is there (ExtractError when it is not)."""
+    from .extract import extract_answer, extract_value
+
     if claim.kind == "number":
         metrics[claim.id] = extract_value(path, claim.extract)
     else:

@@ -153,16 +153,87 @@ def report(code):
 
 
 os._exit = report  # the fast path ends with os._exit after flushing
-sys.argv = ["rra", "validate", sys.argv[1]]
+sys.argv = ["rra", *sys.argv[1:]]
 from rra_tools.cli.main import entry
 entry()
 """
 
 
 def test_the_fast_path_imports_neither_click_nor_jsonschema() -> None:
-    proc = subprocess.run([sys.executable, "-c", PROBE, str(EXAMPLE)], capture_output=True, text=True, check=False)
+    proc = subprocess.run([sys.executable, "-c", PROBE, "validate", str(EXAMPLE)], capture_output=True, text=True,
+                          check=False)
     probe = json.loads(proc.stderr.strip().splitlines()[-1])
     assert probe["code"] == 0, proc.stderr
     loaded = set(probe["modules"])
     assert "rra_tools.validate.engine" in loaded and "jsonschema_rs" in loaded
     assert not {"click", "jsonschema", "concurrent.futures"} & loaded, sorted({"click", "jsonschema"} & loaded)
+
+
+# rra run ARTIFACT LAUNCHER [-q] -------------------------------------------------------------
+
+
+def _run_artifact(root: Path, argv: str, broken: bool = False) -> Path:
+    shutil.copytree(EXAMPLE, root)
+    text = (root / "rra.yaml").read_text()
+    text = text.replace('argv: ["python", "train.py", "--seed", "{seed}", "--C", "{C}", "--out", "results/seed-{seed}"]',
+                        f"argv: {argv}", 1)
+    if broken:
+        text = text.replace("launcher: train", "launcher: trian", 1)
+    (root / "rra.yaml").write_text(text)
+    return root
+
+
+def _normalised(run: tuple[int, str, str]) -> tuple[int, str, str]:
+    import re
+
+    def clean(text: str) -> str:
+        text = re.sub(r"\d{8}T\d{6}\.\d+Z", "STAMP", text)
+        return re.sub(r"\d+\.\d s\b", "N s", text)
+
+    return run[0], clean(run[1]), clean(run[2])
+
+
+@pytest.mark.parametrize(("argv", "args", "broken"), [
+    ('["/bin/echo", "hello", "{seed}"]', ["train"], False),
+    ('["/bin/echo", "hello", "{seed}"]', ["train", "-q"], False),
+    ('["/bin/echo", "hello", "{seed}"]', ["--quiet", "train"], False),
+    ('["/bin/sh", "-c", "exit 3"]', ["train"], False),
+    ('["/bin/echo", "hello"]', ["nosuch"], False),
+    ('["/bin/echo", "hello"]', ["train"], True),
+])
+def test_rra_run_without_click_says_what_click_says(tmp_path: Path, argv: str, args: list[str], broken: bool) -> None:
+    environment = {k: v for k, v in os.environ.items() if k != "_RRA_COMPLETE"}
+    runs = []
+    for name, command in (("fast", rra_command()), ("click", [sys.executable, "-c", THROUGH_CLICK])):
+        # A cache each: the first run's checked manifest (with its path) would answer the second.
+        environment["RRA_CACHE_DIR"] = str(tmp_path / f"cache-{name}")
+        root = _run_artifact(tmp_path / name, argv, broken)
+        position = 1 if args[0] == "--quiet" else 0
+        arguments = [*args[:position], str(root), *args[position:]]
+        proc = subprocess.run([*command, "run", *arguments], capture_output=True, text=True, cwd=tmp_path,
+                              env=environment, check=False)
+        runs.append(_normalised((proc.returncode, proc.stdout, proc.stderr.replace(str(root), "ROOT"))))
+    assert runs[0] == runs[1]
+    assert runs[0][0] in (0, 1, 2)
+
+
+def test_rra_run_arguments_the_fast_path_takes() -> None:
+    from rra_tools.cli.main import fast_run_args
+
+    assert fast_run_args(["run", "art", "train"]) == ("art", "train", False)
+    assert fast_run_args(["run", "-q", "art", "train"]) == ("art", "train", True)
+    assert fast_run_args(["run", "art", "--quiet", "train"]) == ("art", "train", True)
+    for argv in (["run", "train"], ["run", "art", "train", "--seed", "1"], ["run", "--all", "art"], ["run"],
+                 ["run", "art", "train", "extra"], ["run", "art", "-x"], ["run", "-h"], ["run", "art", "train", "-qq"],
+                 ["validate", "a", "b"]):
+        assert fast_run_args(argv) is None, argv
+
+
+def test_rra_run_without_click_imports_no_click(tmp_path: Path) -> None:
+    root = _run_artifact(tmp_path / "art", '["/bin/true"]')
+    proc = subprocess.run([sys.executable, "-c", PROBE, "run", str(root), "train", "-q"], capture_output=True,
+                          text=True, check=False, env={**os.environ, "RRA_CACHE_DIR": str(tmp_path / "cache")})
+    probe = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert probe["code"] in (0, 1), proc.stderr
+    loaded = set(probe["modules"])
+    assert "rra_tools.run.local" in loaded and "click" not in loaded
