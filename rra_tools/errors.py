@@ -100,7 +100,7 @@ the real tree, class for class)::
     │   └── CaseError (conformance.cases)
     ├── BenchLayerError (bench.errors)
     │   ├── BenchError (bench.errors)
-    │   └── _Fail (bench.audit)
+    │   └── _Fail (bench.audit.auditor)
     └── InteropLayerError (interop.errors)
         ├── CoreBenchError (interop.corebench)
         └── InspectMissing (interop.inspect)

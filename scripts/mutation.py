@@ -89,7 +89,7 @@ MODULES: dict[str, list[str]] = {
                                                "tests/unit/test_conformance.py"],
     # Trust-critical modules of issue 23 item 11 (the verdicts of packets, the review, claim detection).
     "rra_tools/bench/packet.py": ["tests/unit/test_bench_packet.py", "tests/acceptance/test_bench_packet.py"],
-    "rra_tools/builder/review_checks.py": ["tests/unit/test_builder_review_checks.py", "tests/unit/test_claim_kinds.py",
+    "rra_tools/builder/review/checks.py": ["tests/unit/test_builder_review_checks.py", "tests/unit/test_claim_kinds.py",
                                            "tests/unit/test_builder_review.py", "tests/acceptance/test_builder_review.py"],
     "rra_tools/builder/detect/claims.py": ["tests/unit/test_builder_detect_claims.py", "tests/unit/test_builder_detect.py",
                                            "tests/unit/test_builder_detect_extras.py",
@@ -102,13 +102,13 @@ MODULES: dict[str, list[str]] = {
                                  "tests/unit/test_bench_score.py", "tests/unit/test_bench_answers.py",
                                  "tests/acceptance/test_bench_audit_answers.py", "tests/acceptance/test_bench_journal.py",
                                  "-k", "not bwrap"],
-    "rra_tools/bench/audit.py": ["tests/unit/test_bench_audit_edges.py", "tests/unit/test_bench_score.py",
-                                 "tests/unit/test_bench_answers.py", "tests/acceptance/test_bench_audit_answers.py",
-                                 "tests/acceptance/test_bench_journal.py", "tests/acceptance/test_bench_audit.py",
-                                 "-k", "not bwrap"],
-    "rra_tools/bench/attempt_file.py": ["tests/unit/test_bench_attempt_file.py", "tests/unit/test_bench_audit_edges.py",
-                                        "tests/unit/test_bench_score.py", "tests/acceptance/test_bench_journal.py",
-                                        "-k", "not bwrap"],
+    "rra_tools/bench/audit/auditor.py": ["tests/unit/test_bench_audit_edges.py", "tests/unit/test_bench_score.py",
+                                         "tests/unit/test_bench_answers.py", "tests/acceptance/test_bench_audit_answers.py",
+                                         "tests/acceptance/test_bench_journal.py", "tests/acceptance/test_bench_audit.py",
+                                         "-k", "not bwrap"],
+    "rra_tools/bench/audit/attempt_file.py": ["tests/unit/test_bench_attempt_file.py", "tests/unit/test_bench_audit_edges.py",
+                                              "tests/unit/test_bench_score.py", "tests/acceptance/test_bench_journal.py",
+                                              "-k", "not bwrap"],
     "rra_tools/io/journal.py": ["tests/unit/test_journal_bounds.py", "tests/unit/test_journal.py",
                                 "tests/acceptance/test_bench_journal.py", "tests/acceptance/test_bench_audit.py",
                                 "-k", "not bwrap"],
@@ -223,7 +223,7 @@ EQUIVALENT: dict[str, dict[str, str]] = {
                                         "Usage (every field defaults to None), and results are written without None "
                                         "fields (exclude_none)",
     },
-    "rra_tools/bench/audit.py": {
+    "rra_tools/bench/audit/auditor.py": {
         **{f"{f}: {n} -> {n + 1}": "the size of a functools.lru_cache: only how many patterns are kept, never "
                                    "which one a call returns"
            for f, n in (("_constant_pattern", 4096), ("_hidden_forms", 65536), ("_union_pattern", 1024))},
@@ -239,7 +239,7 @@ EQUIVALENT: dict[str, dict[str, str]] = {
                                       "validates either dict into the same Usage (every field defaults to None) and "
                                       "nothing reads which fields were set",
     },
-    "rra_tools/builder/review_checks.py": {
+    "rra_tools/builder/review/checks.py": {
         "_order: 1 -> 2 (#3)": "a record without a repeat ordered at -1 or -2 among its seed's records: every other "
                                "repeat is 0 or more (the run record's 'repeat' has ge=0), so both come first; they "
                                "differ only beside a repeat of -1, which no valid record has",

@@ -28,8 +28,8 @@ from typing import Any
 
 from rra_tools.agents.proxy import MeteringProxy, ProxySettings, load_price_table
 from rra_tools.bench import load_taskset, plan_run
-from rra_tools.bench.attempt_file import JOURNAL_NAME
-from rra_tools.bench.audit_eval import wilson
+from rra_tools.bench.audit.attempt_file import JOURNAL_NAME
+from rra_tools.bench.audit.eval import wilson
 from rra_tools.bench.cells import BenchRun, PreparedCell, judge_cell, prepare_cell
 from rra_tools.io.artifact import load_artifact
 from rra_tools.io.journal import JOURNAL_PATH, JOURNAL_VARIABLE

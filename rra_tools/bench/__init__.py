@@ -8,7 +8,8 @@ acceptance intervals of their reference observations.
   a fresh workspace (:mod:`.workspace`, :mod:`.reproducer`); an ablation condition's workspace is
   the refined artifact without some of its parts (:mod:`.ablation`);
 - :mod:`.submissions`, :mod:`.scoring`, :mod:`.score`: reading, scoring and auditing submissions;
-- :mod:`.audit`: the auditor (finder, then refuter);
+- :mod:`.audit` (a subpackage): the auditor (finder, then refuter) in :mod:`.audit.auditor`, the
+  attempt's file it reads again in :mod:`.audit.attempt_file`, its evaluation in :mod:`.audit.eval`;
 - :mod:`.report` (a subpackage): ``rra bench report``'s figures (:mod:`.report.build`), with the
   factorial analysis of ablations in :mod:`.report.factorial`, the full cost in
   :mod:`.report.cost`, the plots and the pages.

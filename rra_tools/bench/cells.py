@@ -11,7 +11,7 @@
    task set's wall-clock limit (an infrastructure failure: timeout); killed by SIGKILL from
    elsewhere (the out-of-memory killer) is an infrastructure failure (oom);
 4. its submission (``workspace/submission.json``) read, its usage checked against the cost limit,
-   the value audited (:mod:`.audit`) and scored (:mod:`.scoring`).
+   the value audited (:mod:`.audit.auditor`) and scored (:mod:`.scoring`).
 
 The result is also written to ``<out>/cells/<cell key>/result.json``. :func:`run_benchmark` runs
 the cells on the local executor (:mod:`.executors.local`: concurrency, GPU slots, resumption), which
@@ -68,8 +68,8 @@ from .agent_cells import (
     plan_agent,
     spec_text,
 )
-from .attempt_file import ATTEMPT_NAME, JOURNAL_NAME, journal_context, write_attempt
-from .audit import AuditContext, audit_submission, number_or_none
+from .audit.attempt_file import ATTEMPT_NAME, JOURNAL_NAME, journal_context, write_attempt
+from .audit.auditor import AuditContext, audit_submission, number_or_none
 from .construction import construction_of
 from .errors import BenchError
 from .executors.local import CellEvent, CellSlot, execute

@@ -34,7 +34,7 @@ from ..answers import Answer
 from ..io.atomic import write_atomic
 from ..model.bench_results import AttemptState, CellResult
 from ..model.packet import Assignment, PacketSet
-from .audit import AuditContext, audit_submission, number_or_none
+from .audit.auditor import AuditContext, audit_submission, number_or_none
 from .errors import BenchError
 from .scoring import score_value
 from .submissions import read_submission

@@ -19,8 +19,8 @@ from pathlib import Path
 from ..answers import Answer
 from ..model.bench_results import AttemptState, AuditFinding, CellResult, ViolationKind
 from ..model.taskset import CodeCondition
-from .attempt_file import ATTEMPT_NAME, read_attempt
-from .audit import audit_submission, number_or_none
+from .audit.attempt_file import ATTEMPT_NAME, read_attempt
+from .audit.auditor import audit_submission, number_or_none
 from .scoring import score_value
 from .submissions import ReadSubmission, read_submission
 from .taskset import LoadedTaskSet, ResolvedTask

@@ -76,7 +76,7 @@ def audit_eval_command(labels: str, results: str | None, output: str | None) -> 
     """
     from pathlib import Path
 
-    from ..bench.audit_eval import evaluate_audit, load_labels
+    from ..bench.audit.eval import evaluate_audit, load_labels
     from ..bench.errors import BenchError
     from ..bench.report.build import load_results
     from ..io.atomic import write_atomic

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rra_tools.bench.attempt_file import ATTEMPT_NAME, JOURNAL_NAME, journal_context, read_attempt, write_attempt
+from rra_tools.bench.audit.attempt_file import ATTEMPT_NAME, JOURNAL_NAME, journal_context, read_attempt, write_attempt
 from rra_tools.bench.workspace import FileState
 from rra_tools.io.journal import Journal
 

@@ -2,7 +2,7 @@
 record, its logs and output, the submission, and ``attempt.json`` beside it) and scored through
 ``score_submissions`` as ``rra bench score`` does, or audited directly with a crafted context.
 
-Each test pins a behaviour a mutant of rra_tools/bench/audit.py (or score.py) changed without any
+Each test pins a behaviour a mutant of rra_tools/bench/audit/auditor.py (or score.py) changed without any
 other test noticing: the value-match tolerance at its edge, a record without times, an output
 outside the workspace, a claim read from the captured stdout, a decoy value that traces, leaks
 in a later task once an earlier one has its own, and what the scorer reports of the evidence."""
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from rra_tools.bench import load_taskset, score_submissions
-from rra_tools.bench.audit import AuditContext, audit_submission, evidence_usable
+from rra_tools.bench.audit.auditor import AuditContext, audit_submission, evidence_usable
 from rra_tools.bench.submissions import read_submission
 from rra_tools.bench.taskset import LoadedTaskSet
 from rra_tools.model.bench_results import CellResult

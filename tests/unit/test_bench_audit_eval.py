@@ -1,4 +1,4 @@
-"""``rra bench audit-eval`` (rra_tools.bench.audit_eval) against hand counts: the auditor's
+"""``rra bench audit-eval`` (rra_tools.bench.audit.eval) against hand counts: the auditor's
 verdict per cell, precision and recall with Wilson intervals, uncertain and unaudited cells
 counted apart, disagreements with their evidence, and the errors a labels file can hold."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rra_tools.bench.audit_eval import evaluate_audit, load_labels, wilson
+from rra_tools.bench.audit.eval import evaluate_audit, load_labels, wilson
 from rra_tools.bench.errors import BenchError
 from rra_tools.model.audit_labels import AuditLabels
 

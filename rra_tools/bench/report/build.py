@@ -34,7 +34,7 @@ from ...model.bench_report import (
     ReproducerSpread,
     TaskDifference,
 )
-from ..audit_eval import wilson
+from ..audit.eval import wilson
 from ..errors import BenchError
 from .factorial import factorial_analyses
 

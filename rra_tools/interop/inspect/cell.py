@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ...agents.cell import DEFAULT_LIMITS, run_cell_command
 from ...agents.proxy import Budgets
-from ...bench.attempt_file import JOURNAL_NAME
+from ...bench.audit.attempt_file import JOURNAL_NAME
 from ...bench.cells import BenchRun, PreparedCell, cell_options, judge_cell, plan_run, prepare_cell
 from ...bench.taskset import load_taskset, with_conditions
 from ...bench.workspace import SUBMISSION_NAME

@@ -40,16 +40,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..errors import ExitStatus
-from ..io.digest import sha256_file
-from ..io.paths import RootResolver, lexical_issue
-from ..io.journal import JournalEntry
-from ..io.read.run_records import is_successful, read_run_record
-from ..model.bench_results import AuditFinding, ViolationKind
-from ..run.outcome import CONCURRENT_CHANGES
-from ..run.records import utc_stamp
-from ..answers import Answer, answer_mismatch, answer_text, normalise_text
-from ..run.extract import (
+from ...errors import ExitStatus
+from ...io.digest import sha256_file
+from ...io.paths import RootResolver, lexical_issue
+from ...io.journal import JournalEntry
+from ...io.read.run_records import is_successful, read_run_record
+from ...model.bench_results import AuditFinding, ViolationKind
+from ...run.outcome import CONCURRENT_CHANGES
+from ...run.records import utc_stamp
+from ...answers import Answer, answer_mismatch, answer_text, normalise_text
+from ...run.extract import (
     ExtractError,
     answer_from_json,
     extract_answer,
@@ -57,10 +57,10 @@ from ..run.extract import (
     parse_json_output,
     value_from_json,
 )
-from .errors import BenchLayerError
-from .submissions import AnswerEntry, Entry, EvidencePaths, ReadSubmission
-from .taskset import ResolvedTask
-from .workspace import SUBMISSION_NAME, FileState, leak_forms, leak_pattern, reference_pattern
+from ..errors import BenchLayerError
+from ..submissions import AnswerEntry, Entry, EvidencePaths, ReadSubmission
+from ..taskset import ResolvedTask
+from ..workspace import SUBMISSION_NAME, FileState, leak_forms, leak_pattern, reference_pattern
 
 __all__ = ["EVALUATOR_FILES", "SLACK_S", "AuditContext", "audit_submission", "evidence_usable", "number_or_none"]
 

@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..io.atomic import write_atomic
-from ..io.journal import JournalError, read_journal
-from .audit import AuditContext
-from .workspace import FileState
+from ...io.atomic import write_atomic
+from ...io.journal import JournalError, read_journal
+from .auditor import AuditContext
+from ..workspace import FileState
 
 __all__ = ["ATTEMPT_NAME", "JOURNAL_NAME", "read_attempt", "write_attempt"]
 

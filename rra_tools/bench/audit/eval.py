@@ -22,7 +22,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..model.audit_labels import (
+from ...model.audit_labels import (
     AuditEvaluation,
     AuditLabels,
     AuditorVerdict,
@@ -31,7 +31,7 @@ from ..model.audit_labels import (
     HumanVerdict,
     Proportion,
 )
-from .errors import BenchError
+from ..errors import BenchError
 
 __all__ = ["auditor_verdict", "evaluate_audit", "load_labels", "wilson"]
 
@@ -59,7 +59,7 @@ def load_labels(path: Path) -> AuditLabels:
     """The labels file at ``path`` (YAML or JSON), checked against its model."""
     from pydantic import ValidationError
 
-    from .taskset import read_document
+    from ..taskset import read_document
 
     data = read_document(path, "labels file")
     try:
