@@ -7,6 +7,8 @@ acceptance intervals of their reference observations.
 - :mod:`.cells`: reproducer mode, one cell (task × condition × reproducer × repeat) at a time in
   a fresh workspace (:mod:`.workspace`, :mod:`.reproducer`); an ablation condition's workspace is
   the refined artifact without some of its parts (:mod:`.ablation`);
+- :mod:`.executors` (a subpackage): where cells run, on this machine (:mod:`.executors.local`) or
+  as Slurm jobs (:mod:`.executors.slurm`), and the state directory both keep;
 - :mod:`.submissions`, :mod:`.scoring`, :mod:`.score`: reading, scoring and auditing submissions;
 - :mod:`.audit` (a subpackage): the auditor (finder, then refuter) in :mod:`.audit.auditor`, the
   attempt's file it reads again in :mod:`.audit.attempt_file`, its evaluation in :mod:`.audit.eval`;
