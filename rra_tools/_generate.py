@@ -43,7 +43,7 @@ def generated_files() -> dict[Path, str]:
     rules_spec = ROOT / "spec" / "06-rules.md"
     files[rules_spec] = with_block(rules_spec.read_text(encoding="utf-8"), "rule-catalog", catalog_table(ROOT / "spec"))
     files.update(_conformance_readme())
-    from .builder.review_codes import review_codes_table
+    from .builder.review.codes import review_codes_table
 
     builder = ROOT / "docs" / "builder.md"
     files[builder] = with_block(builder.read_text(encoding="utf-8"), "review-codes", review_codes_table())

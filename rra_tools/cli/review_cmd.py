@@ -1,4 +1,4 @@
-"""``rra review``: parse, call :func:`rra_tools.builder.review.run_review` (the report as plain
+"""``rra review``: parse, call :func:`rra_tools.builder.review.artifact.run_review` (the report as plain
 data, so that the command never imports pydantic), render, exit."""
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ def review(artifact: str, env: str, image: str | None, engine_url: str | None, n
     """
     if env != "container" and (image or engine_url or network):
         raise click.UsageError("--image, --engine-url and --network need --env container")
-    from ..builder.review import ReviewOptions, run_review
-    from ..builder.review_text import finding_line
+    from ..builder.review.artifact import ReviewOptions, run_review
+    from ..builder.review.text import finding_line
 
     def progress(text: str) -> None:
         click.echo(f"[review] {text}", err=True)

@@ -291,7 +291,7 @@ class ReviewRule:
 
 #: The codes of ``rra review``'s own findings (RRA900-RRA949), by code. A review also reports the
 #: findings of ``rra validate`` under the validator's codes; these are for what only a review sees.
-#: :mod:`rra_tools.builder.review_codes` takes its codes from here (the builder is above this layer).
+#: :mod:`rra_tools.builder.review.codes` takes its codes from here (the builder is above this layer).
 REVIEW_RULES: dict[str, ReviewRule] = {r.code: r for r in (
     # Re-running from a clean shell.
     ReviewRule("RRA900", "review-run-failed", E,

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from rra_tools.builder.review import ReviewError, ReviewOptions, review_artifact
-from rra_tools.builder.review_checks import _evidence_problem
-from rra_tools.builder.review_codes import REVIEW_CODES, review_codes_table
+from rra_tools.builder.review.artifact import ReviewError, ReviewOptions, review_artifact
+from rra_tools.builder.review.checks import _evidence_problem
+from rra_tools.builder.review.codes import REVIEW_CODES, review_codes_table
 from rra_tools.io.artifact import load_artifact
 from rra_tools.model.review_report import ReviewReport
 
@@ -144,7 +144,7 @@ def test_every_code_is_in_the_review_range_and_documented() -> None:
 def test_the_copy_for_review_leaves_out_what_a_pack_leaves_out(art: Path, tmp_path: Path) -> None:
     # One reading of .rraignore (rra_tools.io.tree.ignore_rules) for pack, validate and review:
     # negation, anchoring and '**' hold, and a comment that is not UTF-8 is no reason to stop.
-    from rra_tools.builder.review_runs import copy_for_review
+    from rra_tools.builder.review.runs import copy_for_review
     from rra_tools.io.tree import walk_tree
 
     (art / ".rraignore").write_bytes(b"# notes in Latin-1: caf\xe9\n*.log\n!keep.log\n/data/\nscratch/**/tmp\n")

@@ -1,4 +1,4 @@
-"""The review's checks one by one (rra_tools/builder/review_checks.py) on copies of
+"""The review's checks one by one (rra_tools/builder/review/checks.py) on copies of
 tests/fixtures/review/score: every RRA924 problem of an observation's run record, observations
 past ones that name no record or a missing one, evidence that is a placeholder (RRA930), where
 RRA938 points, the evidence chain of records that name no output or log, in seed and repeat
@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from rra_tools.builder.review_checks import challenge_choices, check_observations, close, trace_claim
-from rra_tools.builder.review_findings import Findings
+from rra_tools.builder.review.checks import challenge_choices, check_observations, close, trace_claim
+from rra_tools.builder.review.findings import Findings
 from rra_tools.io.artifact import load_artifact
 
 REPO = Path(__file__).resolve().parents[2]

@@ -297,7 +297,7 @@ def test_rra_results_reads_a_string_claims_answer_from_the_outputs(tmp_path: Pat
 
 
 def test_rra_review_traces_a_string_claim_to_its_answer(tmp_path: Path) -> None:
-    from rra_tools.builder.review import ReviewOptions, review_artifact
+    from rra_tools.builder.review.artifact import ReviewOptions, review_artifact
 
     root = _answer_artifact(tmp_path / "art", json.dumps({"n": 0.5, "best": "b"}))
     _run_all(root)
@@ -310,7 +310,7 @@ def test_rra_review_traces_a_string_claim_to_its_answer(tmp_path: Path) -> None:
 
 
 def test_rra_review_reruns_a_string_claim_and_judges_its_answer(tmp_path: Path) -> None:
-    from rra_tools.builder.review import ReviewOptions, review_artifact
+    from rra_tools.builder.review.artifact import ReviewOptions, review_artifact
 
     root = _answer_artifact(tmp_path / "art", json.dumps({"n": 0.5, "best": "b"}))
     _run_all(root)

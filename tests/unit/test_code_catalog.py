@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rra_tools.builder.review_codes import REVIEW_CODES
+from rra_tools.builder.review.codes import REVIEW_CODES
 from rra_tools.validate.catalog import ENV_RULES, REVIEW_RULES, RULES, TASKSET_RULES
 from tests.rra_cli import rra
 

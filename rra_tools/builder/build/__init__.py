@@ -18,7 +18,7 @@ Steps, in order (:data:`STEPS`), each in the module of its name:
   its seeds) and add the runs as reference observations (:func:`rra_tools.builder.reference.add_references`),
   by ``"rra build"``, from the refined code, on this machine;
 - **guide**: write the reproduction guide (:func:`rra_tools.builder.guide.write_guide`);
-- **review**: the independent review (:func:`rra_tools.builder.review.review_artifact`): every
+- **review**: the independent review (:func:`rra_tools.builder.review.artifact.review_artifact`): every
   launcher re-run from a clean shell in a fresh copy; the build fails when the review does not pass.
 
 Checkpoints: the state file ``.rra/build/state.json`` of the artifact records, for every step,

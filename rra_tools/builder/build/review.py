@@ -17,7 +17,7 @@ def inputs(build: Build) -> str:
 
 def run(build: Build) -> None:
     """Run the step (see the module docstring)."""
-    from ..review import ReviewOptions, review_artifact
+    from ..review.artifact import ReviewOptions, review_artifact
 
     report = review_artifact(build.root, options=ReviewOptions(env=build.options.review_env),
                              progress=build.progress)

@@ -22,18 +22,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..io.artifact import Artifact, load_artifact
-from ..io.ignore import VCS_NAMES
-from ..io.paths import resolve_inside
-from ..io.tree import ignore_rules
-from ..run.errors import ArtifactError, RunError
-from ..run.local import RunOptions, RunResult, execute
-from ..run.orchestrate import Executor, PlanHooks, PlanOutcome, Refused, Skipped, run_plans
-from ..run.plan import RunPlan, plan_runs
-from ..run.records import redact_values
-from ..run.results import Key
-from .review_checks import close
-from .review_findings import Findings, compact
+from ...io.artifact import Artifact, load_artifact
+from ...io.ignore import VCS_NAMES
+from ...io.paths import resolve_inside
+from ...io.tree import ignore_rules
+from ...run.errors import ArtifactError, RunError
+from ...run.local import RunOptions, RunResult, execute
+from ...run.orchestrate import Executor, PlanHooks, PlanOutcome, Refused, Skipped, run_plans
+from ...run.plan import RunPlan, plan_runs
+from ...run.records import redact_values
+from ...run.results import Key
+from .checks import close
+from .findings import Findings, compact
 
 __all__ = ["CleanShellRuns", "compare_with_records", "copy_for_review", "prune_work", "run_clean_shell"]
 
@@ -157,16 +157,16 @@ def _environment(work: Artifact, mode: str, plans: list[RunPlan], image: str | N
     """Options and executor of the runs, the container engine to close (or None), and a detail;
     ArtifactError or RunError when the environment cannot be set up."""
     if mode == "container":
-        from ..run import container
+        from ...run import container
 
         engine, resolved = container.prepare(work, plans, image, engine_url)
         say(f"container engine: {engine.description}; image {resolved.reference} ({resolved.id})")
         options = container.ContainerOptions(image=image, network=network, engine=engine)
         return options, container.execute, engine, f"{resolved.reference} ({resolved.id})"
     if mode == "locked":
-        from ..run.locked_env import locked_environment
+        from ...run.locked_env import locked_environment
 
-        from ..io.artifact import load_artifact as load_document
+        from ...io.artifact import load_artifact as load_document
 
         say("environment: building or reusing the one locked by the manifest ...")
         environment = load_document(work.root).data.get("environment") or {}

@@ -14,17 +14,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..answers import Answer, AnswerError, answer_mismatch, answer_text, parse_answer
-from ..io.artifact import Artifact
-from ..io.digest import sha256_file
-from ..guide_text import guide_path
-from ..io.paths import resolve_inside
-from ..io.read.run_records import is_successful, read_run_record
-from ..model.manifest_view import ClaimSpec
-from ..run.extract import ExtractError, extract_answer, extract_value
-from ..run.results import Key, as_finite
-from ..validate.rules.unfinished import PLACEHOLDER
-from .review_findings import Findings, compact
+from ...answers import Answer, AnswerError, answer_mismatch, answer_text, parse_answer
+from ...io.artifact import Artifact
+from ...io.digest import sha256_file
+from ...guide_text import guide_path
+from ...io.paths import resolve_inside
+from ...io.read.run_records import is_successful, read_run_record
+from ...model.manifest_view import ClaimSpec
+from ...run.extract import ExtractError, extract_answer, extract_value
+from ...run.results import Key, as_finite
+from ...validate.rules.unfinished import PLACEHOLDER
+from .findings import Findings, compact
 
 __all__ = ["challenge_choices", "check_observations", "close", "reported_answer", "trace_claim"]
 

@@ -42,26 +42,26 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
-from .. import SPEC_VERSION
-from ..answers import Answer
-from ..errors import ExitStatus, RRAError
-from ..intervals import acceptance_interval, aggregate
-from ..io.artifact import Artifact, load_artifact
-from ..io.atomic import write_atomic
-from ..model.manifest_view import ClaimSpec
-from ..io.schemas import compiled_is_valid
-from ..run.records import utc_stamp
-from ..run.results import ClaimResult, Key, claim_values, collect_results, latest_successful
-from ..validate.api import validate_path
-from .errors import BuilderLayerError
-from .review_checks import challenge_choices, check_observations, reported_answer, trace_claim
-from .review_findings import Findings, compact
-from .review_runs import CleanShellRuns, compare_with_records, prune_work, run_clean_shell
-from .review_text import render_review
+from ... import __version__
+from ... import SPEC_VERSION
+from ...answers import Answer
+from ...errors import ExitStatus, RRAError
+from ...intervals import acceptance_interval, aggregate
+from ...io.artifact import Artifact, load_artifact
+from ...io.atomic import write_atomic
+from ...model.manifest_view import ClaimSpec
+from ...io.schemas import compiled_is_valid
+from ...run.records import utc_stamp
+from ...run.results import ClaimResult, Key, claim_values, collect_results, latest_successful
+from ...validate.api import validate_path
+from ..errors import BuilderLayerError
+from .checks import challenge_choices, check_observations, reported_answer, trace_claim
+from .findings import Findings, compact
+from .runs import CleanShellRuns, compare_with_records, prune_work, run_clean_shell
+from .text import render_review
 
 if TYPE_CHECKING:
-    from ..model.review_report import ReviewReport
+    from ...model.review_report import ReviewReport
 
 __all__ = ["REPORT_JSON", "REPORT_MD", "REVIEW_DIR", "ReviewError", "ReviewInterrupted", "ReviewOptions",
            "review_artifact", "run_review"]
@@ -170,7 +170,7 @@ def _answer_claim(index: int, claim: ClaimSpec, findings: Findings, runs: CleanS
     """The verdict on a string, set or list claim (RRA 1.2): the answer the review's runs give,
     read from their outputs by the claim's rule, against the reported one; RRA901 when it does
     not match, RRA902 when there is none."""
-    from ..answers import answer_text
+    from ...answers import answer_text
 
     answer = None if result is None else result.answer
     inside = None if result is None else result.inside
@@ -195,7 +195,7 @@ def _series(artifact: Artifact, findings: Findings) -> None:
     patches = code.get("patches") or []
     if not code.get("upstream") or not patches:
         return
-    from .changes import verify_series
+    from ..changes import verify_series
 
     try:
         verify_series(artifact.root)
@@ -211,7 +211,7 @@ _WHY_SHOWN = 5
 def _why_no_level(work: Artifact, findings: Findings) -> None:
     """RRA940: why the review's copy meets no level, from its errors (located in the copy). A copy
     without errors meets none for what the artifact's own findings already say (no lock: RRA404)."""
-    from ..validate.diagnostics import Severity
+    from ...validate.diagnostics import Severity
 
     errors = [d for d in validate_path(work.root).diagnostics if d.severity == Severity.ERROR]
     if not errors:
@@ -231,7 +231,7 @@ def review_artifact(artifact_dir: Path, *, options: ReviewOptions,
     """Review the artifact at ``artifact_dir`` (see the module docstring) and write its report;
     the report. ArtifactError when the artifact cannot be loaded; ReviewError when the review's
     directory exists or an option is wrong."""
-    from ..model.review_report import ReviewReport
+    from ...model.review_report import ReviewReport
 
     return ReviewReport.model_validate(run_review(artifact_dir, options=options, progress=progress))
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..validate.catalog import REVIEW_RULES
+from ...validate.catalog import REVIEW_RULES
 
 __all__ = ["REVIEW_CODES", "ReviewCode", "review_code", "review_codes_table"]
 

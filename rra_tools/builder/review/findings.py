@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..io.artifact import Artifact
-from ..io.read.manifest import LoadedManifest, load_manifest_bytes
-from ..validate.diagnostics import Diagnostic, pointer_text
-from .review_codes import review_code
+from ...io.artifact import Artifact
+from ...io.read.manifest import LoadedManifest, load_manifest_bytes
+from ...validate.diagnostics import Diagnostic, pointer_text
+from .codes import review_code
 
 __all__ = ["Finding", "Findings", "compact"]
 
