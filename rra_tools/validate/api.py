@@ -53,6 +53,9 @@ def validate_bytes(
             return result
         result.source_text = loaded.text
         run_layers(loaded.source, root, config, result, deadline)
+        # Freed while the collector is paused: a collection as it resumes would walk every value
+        # of the document first (56 ms of the 10,000-launcher manifest's 0.7 s).
+        del loaded
     return result
 
 
