@@ -180,8 +180,12 @@ def metric_prints(name: str, text: str, tree: ast.Module | None = None) -> list[
                         labels.append(label)
         elif isinstance(first, ast.BinOp) and isinstance(first.op, ast.Mod) and isinstance(
                 first.left, ast.Constant) and isinstance(first.left.value, str):
+            start = 0
             for match in _PERCENT_FORMAT.finditer(first.left.value):
-                label = _label_before(first.left.value[:match.start()])
+                # The text since the previous directive: "Iter %d. obj: %f" labels %f "obj:", not
+                # "d. obj:" (a label never spans another value).
+                label = _label_before(first.left.value[start:match.start()])
+                start = match.end()
                 if label and match.group(0)[-1] in "dfgei":
                     labels.append(label)
         elif isinstance(first, ast.Constant) and isinstance(first.value, str) and len(node.args) > 1:

@@ -228,25 +228,33 @@ def conda_to_pip(spec: str) -> str | None:
     A conda ``=1.26`` means any 1.26.x (pip ``==1.26.*``); ``==`` is exact; a build string after a
     second ``=`` is dropped; a ``channel::`` prefix is dropped.
 
+    A conda meta-package (``_pytorch_select``, ``_libgcc_mutex``: a leading underscore) and a
+    version pip cannot read (``jpeg=9e``, not PEP 440) have no pip equivalent either: they are
+    left out (and printed) rather than written as a requirement ``rra lock`` would refuse.
+
     >>> conda_to_pip("pytorch=2.1.0"), conda_to_pip("numpy=1.26"), conda_to_pip("cudatoolkit=11.8")
     ('torch==2.1.0.*', 'numpy==1.26.*', None)
+    >>> conda_to_pip("jpeg=9e=h7f8727e_0"), conda_to_pip("_pytorch_select=0.2")
+    (None, None)
     """
     spec = spec.split("::", 1)[-1].strip()
     match = re.fullmatch(r"([A-Za-z0-9_.\-]+)\s*(.*)", spec)
     if match is None:
         return None
     name, version = match.group(1).lower(), match.group(2).strip()
-    if _CONDA_ONLY.fullmatch(name):
+    if _CONDA_ONLY.fullmatch(name) or name.startswith("_"):
         return None
     name = _CONDA_TO_PYPI.get(name, name)
     if not version:
         return name
     if version.startswith("=") and not version.startswith("=="):
         pin = version[1:].split("=", 1)[0]
-        return f"{name}=={pin if pin.endswith('*') else pin + '.*'}"
-    if version[0].isdigit():
-        return f"{name}=={version.split('=', 1)[0]}.*"
-    requirement = _requirement(f"{name}{version.split(' ', 1)[0]}")
+        text = f"{name}=={pin if pin.endswith('*') else pin + '.*'}"
+    elif version[0].isdigit():
+        text = f"{name}=={version.split('=', 1)[0]}.*"
+    else:
+        text = f"{name}{version.split(' ', 1)[0]}"
+    requirement = _requirement(text)
     return str(requirement) if requirement is not None else None
 
 

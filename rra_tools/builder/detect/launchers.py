@@ -419,9 +419,15 @@ def detect_launchers(repo: RawRepo, console_scripts: dict[str, tuple[str, str, i
         module = target.split(":", 1)[0].strip()
         candidates = [module.replace(".", "/") + ".py", "src/" + module.replace(".", "/") + ".py"]
         path = next((c for c in candidates if c in out.scripts), None)
+        options = out.scripts.get(path, []) if path else []
+        if path is None:
+            # A console script's module is a library module (no __main__ guard): its argparse or
+            # click options are read all the same, since the entry point runs its function.
+            path = next((c for c in candidates if repo.has(c)), None)
+            tree = repo.tree(path) if path is not None else None
+            options = read_options(tree, repo.text(path)) if tree is not None and path is not None else []
         covered.update(candidates)
-        launcher = _from_options([script], out.scripts.get(path, []) if path else [], path or file, out,
-                                 _launcher_id(script, taken))
+        launcher = _from_options([script], options, path or file, out, _launcher_id(script, taken))
         launcher["description"] = f"console script {script} ({target})"
         out.launchers.append(launcher)
         out.findings.append(Finding("launcher", f"{launcher['id']}: {' '.join(launcher['argv'])}", file,
