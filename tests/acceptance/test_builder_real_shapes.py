@@ -13,7 +13,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import pytest
 
 from rra_tools.io.read.source import parse_document
 from tests.builder_repos import REPOS, make_repo
