@@ -237,3 +237,20 @@ def test_rra_run_without_click_imports_no_click(tmp_path: Path) -> None:
     assert probe["code"] in (0, 1), proc.stderr
     loaded = set(probe["modules"])
     assert "rra_tools.run.local" in loaded and "click" not in loaded
+
+
+def test_the_fast_paths_pass_the_values_click_would() -> None:
+    # The fast paths call the commands with these values for every option: an option added to
+    # either command, or a default changed, must be added to main._fast_command too.
+    from rra_tools.cli.app import cli
+    from rra_tools.cli.run_cmd import run_command
+
+    validate = cli.commands["validate"]
+    with validate.make_context("validate", ["a", "b"]) as ctx:
+        assert ctx.params == {"paths": ("a", "b"), "fmt": "text", "fail_on": None, "select": None,
+                              "extend_select": None, "ignore": None, "config_file": None, "color": None,
+                              "output": None, "attach_report": False, "manifest_only": False}
+    with run_command.make_context("run", ["art", "train", "-q"]) as ctx:
+        assert ctx.params == {"args": ("art", "train"), "seed": None, "all_seeds": False, "params": (),
+                              "run_all": False, "quiet": True, "executor": "local", "image": None,
+                              "engine_url": None, "network": None, "env": "current", "force": False}
