@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -343,7 +342,9 @@ def _findings(error: Any, newer_minor: bool) -> Iterator[Finding]:
         allowed = sorted(error.schema.get("properties", {}))
         extras = [k for k in error.instance if k not in allowed and not str(k).startswith("x-")]
         for key in extras:
-            close = difflib.get_close_matches(str(key), allowed, n=1)
+            from difflib import get_close_matches  # here: only a finding needs it
+
+            close = get_close_matches(str(key), allowed, n=1)
             hint = f"did you mean {close[0]!r}?" if close else "extensions must start with 'x-'"
             if newer_minor:
                 yield Finding("RRA111", f"unknown field {key!r} (it may come from a newer minor version)",
@@ -546,7 +547,9 @@ def _value_message(error: Any) -> str:
 
 def _value_hint(error: Any) -> str | None:
     if error.validator == "enum" and isinstance(error.instance, str):
-        close = difflib.get_close_matches(error.instance, [str(e) for e in error.validator_value], n=1)
+        from difflib import get_close_matches  # here: only a finding needs it
+
+        close = get_close_matches(error.instance, [str(e) for e in error.validator_value], n=1)
         if close:
             return f"did you mean {close[0]!r}?"
     description = error.schema.get("description")

@@ -18,7 +18,6 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...io.paths import PathIssue, RootResolver, lexical_issue
-from ...io.unidiff import DiffProblem, parse_unified_diff
 from ..context import Context, Finding
 from . import check
 
@@ -58,6 +57,9 @@ def patch_series(ctx: Context) -> Iterator[Finding]:
         except OSError as exc:
             yield Finding("RRA216", f"patch {rel!r} cannot be read: {exc.strerror or exc}", pointer)
             continue
+        # Here, not at the top: most manifests list no patch, and then rra validate does without it.
+        from ...io.unidiff import DiffProblem, parse_unified_diff
+
         try:
             parsed = parse_unified_diff(data)
         except DiffProblem as exc:
