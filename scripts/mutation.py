@@ -102,13 +102,13 @@ MODULES: dict[str, list[str]] = {
                                  "tests/unit/test_bench_score.py", "tests/unit/test_bench_answers.py",
                                  "tests/acceptance/test_bench_audit_answers.py", "tests/acceptance/test_bench_journal.py",
                                  "-k", "not bwrap"],
-    "rra_tools/bench/audit.py": ["tests/unit/test_bench_audit_edges.py", "tests/unit/test_bench_score.py",
-                                 "tests/unit/test_bench_answers.py", "tests/acceptance/test_bench_audit_answers.py",
-                                 "tests/acceptance/test_bench_journal.py", "tests/acceptance/test_bench_audit.py",
-                                 "-k", "not bwrap"],
-    "rra_tools/bench/attempt_file.py": ["tests/unit/test_bench_attempt_file.py", "tests/unit/test_bench_audit_edges.py",
-                                        "tests/unit/test_bench_score.py", "tests/acceptance/test_bench_journal.py",
-                                        "-k", "not bwrap"],
+    "rra_tools/bench/audit/auditor.py": ["tests/unit/test_bench_audit_edges.py", "tests/unit/test_bench_score.py",
+                                         "tests/unit/test_bench_answers.py", "tests/acceptance/test_bench_audit_answers.py",
+                                         "tests/acceptance/test_bench_journal.py", "tests/acceptance/test_bench_audit.py",
+                                         "-k", "not bwrap"],
+    "rra_tools/bench/audit/attempt_file.py": ["tests/unit/test_bench_attempt_file.py", "tests/unit/test_bench_audit_edges.py",
+                                              "tests/unit/test_bench_score.py", "tests/acceptance/test_bench_journal.py",
+                                              "-k", "not bwrap"],
     "rra_tools/io/journal.py": ["tests/unit/test_journal_bounds.py", "tests/unit/test_journal.py",
                                 "tests/acceptance/test_bench_journal.py", "tests/acceptance/test_bench_audit.py",
                                 "-k", "not bwrap"],
@@ -223,7 +223,7 @@ EQUIVALENT: dict[str, dict[str, str]] = {
                                         "Usage (every field defaults to None), and results are written without None "
                                         "fields (exclude_none)",
     },
-    "rra_tools/bench/audit.py": {
+    "rra_tools/bench/audit/auditor.py": {
         **{f"{f}: {n} -> {n + 1}": "the size of a functools.lru_cache: only how many patterns are kept, never "
                                    "which one a call returns"
            for f, n in (("_constant_pattern", 4096), ("_hidden_forms", 65536), ("_union_pattern", 1024))},
