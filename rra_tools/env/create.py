@@ -98,8 +98,8 @@ def create_env(lock_path: Path, fmt: str, *, python: str | None = None, cache: P
                           "refusing to build from a lock the manifest does not pin (run 'rra lock' to re-record)")
     root = (cache or cache_root()) / "envs"
     # Another interpreter than this one builds another environment from the same lock.
-    target = root / (digest[:16] if python is None else
-                     f"{digest[:16]}-{hashlib.sha256(python.encode()).hexdigest()[:8]}")
+    same_python = python is None or os.path.realpath(python) == os.path.realpath(sys.executable)
+    target = root / (digest[:16] if same_python else f"{digest[:16]}-{hashlib.sha256(str(python).encode()).hexdigest()[:8]}")
     marker = target / MARKER
     # Only a lock that holds the artifact's own package is read before a reuse (its tree is
     # checked every time); for any other the warm path stays a digest and a marker.
