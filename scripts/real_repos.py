@@ -168,11 +168,12 @@ def _stopped(state: Any, requests: list[dict[str, Any]], log: Path, status: int 
     where = next((f"{name} {steps[name]['status']}" for name in STEPS
                   if steps.get(name, {}).get("status") in ("stopped", "failed")), "")
     parts = [where] if where else []
-    gave_up = [r for r in requests if r.get("outcome") == "give_up"]
+    gave_up = [r for r in requests if r.get("outcome") in ("give_up", "no_answer")]
     if gave_up:
         last = gave_up[-1]
         cause = _cause(last.get("log_tail"))
-        parts.append(f"no scripted answer for {last['id']}" + (f" ({cause})" if cause else ""))
+        said = "no scripted answer for" if last["outcome"] == "no_answer" else "the scripted author gave up on"
+        parts.append(f"{said} {last['id']}" + (f" ({cause})" if cause else ""))
     else:
         error = _error(log)
         if error:
@@ -222,7 +223,7 @@ def build_one(entry: dict[str, Any], args: argparse.Namespace) -> Outcome:
     requests = _requests(logs)
     asked = {d.split(" ")[0] for d in outcome.decisions}
     outcome.decisions += [f"{r['id']} ({r['kind']}, gave up)" for r in requests
-                          if r.get("outcome") == "give_up" and r["id"] not in asked]
+                          if r.get("outcome") in ("give_up", "no_answer") and r["id"] not in asked]
     outcome.levels = _levels(out, args.rra)
     outcome.stopped = _stopped(state, requests, log, status)
     return outcome

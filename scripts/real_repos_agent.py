@@ -38,6 +38,8 @@ from typing import Any
 from ruamel.yaml import YAML
 
 ANSWER_FORMAT = "1.0"
+#: How a ``give_up`` for a decision the answers file does not cover begins.
+NO_ANSWER = "the scripted author has no answer"
 
 
 _LAUNCHER_PLACEHOLDER = re.compile(r"^placeholder/launchers/(\d+)/(.+)$")
@@ -104,7 +106,7 @@ def answer_for(request: dict[str, Any], table: dict[str, Any]) -> dict[str, Any]
         body = dict(by_kind[kind])
     else:
         question = str(request.get("question", "")).strip()
-        body = {"give_up": f"the scripted author has no answer for decision {ident!r} ({kind}): {question}"}
+        body = {"give_up": f"{NO_ANSWER} for decision {ident!r} ({kind}): {question}"}
     body.pop("x-note", None)  # the answers file's own remarks stay out of the answer
     return {"rra_agent_answer": ANSWER_FORMAT, "request": ident, **body}
 
@@ -113,7 +115,10 @@ def _log(request: dict[str, Any], answer: dict[str, Any]) -> None:
     directory = os.environ.get("RRA_REAL_REPOS_LOG")
     if not directory:
         return
-    outcome = "give_up" if "give_up" in answer else "reject" if "reject" in answer else "answered"
+    if "give_up" in answer:
+        outcome = "no_answer" if str(answer["give_up"]).startswith(NO_ANSWER) else "give_up"
+    else:
+        outcome = "reject" if "reject" in answer else "answered"
     line = {"id": request.get("id"), "kind": request.get("kind"), "step": request.get("step"),
             "question": request.get("question"), "outcome": outcome,
             "give_up": answer.get("give_up"), "log_tail": request.get("log_tail")}
