@@ -302,7 +302,15 @@ def validate_counting_builds(manifest: Path, tmp_path: Path) -> tuple[str, int]:
         "    calls.append(1)\n"
         "    return original(self)\n"
         "source._YamlBuilder.build = build\n"
-        "atexit.register(lambda: open(os.environ['RRA_TEST_BUILDS'], 'w').write(str(len(calls))))\n",
+        "def report():\n"
+        "    open(os.environ['RRA_TEST_BUILDS'], 'w').write(str(len(calls)))\n"
+        "atexit.register(report)\n"
+        # rra validate's fast path ends the process with os._exit (no atexit): count there too.
+        "exit_now = os._exit\n"
+        "def _exit(code):\n"
+        "    report()\n"
+        "    exit_now(code)\n"
+        "os._exit = _exit\n",
         encoding="utf-8")
     path = os.pathsep.join([str(spy), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     done = rra("validate", str(manifest), env={"PYTHONPATH": path, "RRA_TEST_BUILDS": str(counts)})
