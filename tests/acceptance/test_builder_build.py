@@ -180,6 +180,25 @@ def test_a_repository_without_requirements_is_a_lock_repair_not_a_dead_end(tmp_p
     assert levels == ["available", "functional", "reproduced"]
 
 
+def test_a_requirement_from_an_unreachable_git_host_is_a_lock_repair(tmp_path: Path) -> None:
+    # The corpus's circulant-notebook: toqito from git could not be fetched, and the build stopped
+    # as if the package index were unreachable.
+    raw = make_repo("deterministic-metrics", tmp_path)
+    (raw / "requirements.txt").write_text("toolz @ git+https://127.0.0.1:9/nowhere/toolz.git\n")
+    subprocess.run(["git", "-C", str(raw), "commit", "-qam", "a git requirement", "--no-gpg-sign"], check=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a",
+                        "GIT_COMMITTER_EMAIL": "a@b"})
+    artifact = tmp_path / "artifact"
+    done = rra("build", str(raw), "-o", str(artifact), "--agent", agent("unreachable-git"))
+    assert done.returncode == 0, done.stderr
+    request = json.loads((artifact / ".rra/build/decisions/repair-lock-1.request.json").read_text())
+    assert request["question"].startswith("a requirement fetched from outside the package index cannot be fetched "
+                                          "(toolz @ git+https://127.0.0.1:9/nowhere/toolz.git)")
+    assert "127.0.0.1" in request["log_tail"]
+    assert [c["id"] for c in parse_document((artifact / "rra.yaml").read_text()).data["changes"]] == [
+        "drop-git-requirement"]
+
+
 def test_a_python_pin_that_no_longer_works_is_repaired_and_the_lock_redone(tmp_path: Path) -> None:
     raw = make_repo("stale-python", tmp_path)
     artifact = tmp_path / "artifact"

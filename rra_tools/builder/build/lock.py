@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 
 from ...model.agent import DecisionKind
 from .answers import LOG_TAIL, repair_answer
@@ -30,6 +31,21 @@ def _requirement_files(build: Build) -> str:
     return ", ".join(names) if names else "none: no requirements.in, requirements.txt or pyproject.toml"
 
 
+def _direct_references(build: Build) -> list[str]:
+    """Requirements fetched from outside the package index (``pkg @ git+https://...``,
+    ``git+https://...``, a URL): when one cannot be fetched, the index may well be reachable, and
+    replacing it with a release from the index is a repair, not a reason to stop."""
+    found = []
+    for name in _FILES[:2]:
+        path = build.root / name
+        text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+        for line in text.splitlines():
+            line = line.split("#", 1)[0].strip()
+            if re.search(r"(^|\s|@\s*)(git\+|hg\+|svn\+|bzr\+|https?://|file:)", line):
+                found.append(line)
+    return found
+
+
 def run(build: Build) -> None:
     """Run the step (see the module docstring)."""
     from ...env.artifact import update_lock_block
@@ -52,7 +68,7 @@ def run(build: Build) -> None:
             lock_from_requirements(artifact, target)
         except ResolveError as exc:
             message = str(exc)
-            if "could not be reached" in message:
+            if "could not be reached" in message and not _direct_references(build):
                 raise BuildError(f"the lock step failed: {message}",
                                  "fix that and run the build again, or skip the step with --skip-lock REASON "
                                  "(the artifact then has no lock and is not 'available')") from None
@@ -64,7 +80,14 @@ def run(build: Build) -> None:
                                  f"edit {declared}, record the edit with 'rra change record', and run the build "
                                  "again, or skip the step with --skip-lock REASON") from None
             ident = f"repair-lock-{repairs + 1}"
-            if "declares no requirements" in message:
+            # A direct reference is the likely cause when the index was not reached or the error
+            # is about fetching (git, a URL) rather than resolving versions.
+            direct = [line for line in _direct_references(build)
+                      if "could not be reached" in message or "git" in message.lower() or "url" in message.lower()]
+            if direct:
+                question = (f"a requirement fetched from outside the package index cannot be fetched ({direct[0]}): "
+                            "replace it with a release from the index, or remove what the code does not need")
+            elif "declares no requirements" in message:
                 question = ("the artifact declares no requirements: write requirements.in with the packages its "
                             "code imports (one a line, pinned where the code needs a version)")
             else:
