@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-__all__ = ["REPOS", "make_repo"]
+__all__ = ["REPOS", "git", "make_repo", "repo_of"]
 
 REPOS = Path(__file__).parent / "fixtures" / "repos"
 
@@ -37,4 +37,16 @@ def make_repo(name: str, dest: Path, *, remote: str | None = "https://example.or
     git(repo, "commit", "-q", "--no-gpg-sign", "-m", f"{name} as published")
     if remote is not None:
         git(repo, "remote", "add", "origin", remote.format(name=name))
+    return repo
+
+
+def repo_of(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A git repository ``tmp_path/raw`` holding ``files`` (path -> text), committed once."""
+    repo = tmp_path / "raw"
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-gpg-sign", "-m", "as published")
     return repo

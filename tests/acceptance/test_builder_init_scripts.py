@@ -10,21 +10,10 @@ import json
 from pathlib import Path
 
 from rra_tools.io.read.source import parse_document
-from tests.builder_repos import git, make_repo
+from tests.builder_repos import make_repo, repo_of
 from tests.rra_cli import rra
 
 RESOURCES = {"timeout_s": 3600, "expected_runtime_s": 600}
-
-
-def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
-    repo = tmp_path / "raw"
-    for name, text in files.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-gpg-sign", "-m", "as published")
-    return repo
 
 
 def _init(repo: Path) -> tuple[str, dict[str, object]]:
@@ -121,7 +110,7 @@ with open(sys.argv[0] + ".log", "w") as handle:
 
 
 def test_readme_commands_beside_a_declared_launcher(tmp_path: Path) -> None:
-    repo = _repo(tmp_path, {
+    repo = repo_of(tmp_path, {
         "README.md": README,
         "MLproject": 'name: tiny\nentry_points:\n  main:\n    command: "python train.py"\n',
         "train.py": 'import json\nprint("training")\njson.dump({"loss": 0.5, "model": "mlp"}, open("metrics.json", '
@@ -168,7 +157,7 @@ def test_readme_commands_beside_a_declared_launcher(tmp_path: Path) -> None:
 
 
 def test_what_is_not_a_script(tmp_path: Path) -> None:
-    repo = _repo(tmp_path, {
+    repo = repo_of(tmp_path, {
         # Only definitions and constants; set-up calls (a logger, warnings) alone are not work.
         "defs.py": '"""Only definitions."""\nimport logging\nimport warnings\nwarnings.filterwarnings("ignore")\n'
                    'LOG = logging.getLogger(__name__)\nX = 3\n\n\ndef f():\n    return X\n',
@@ -193,7 +182,7 @@ def test_what_is_not_a_script(tmp_path: Path) -> None:
 
 
 def test_results_that_no_claim_can_read_are_questions(tmp_path: Path) -> None:
-    repo = _repo(tmp_path, {
+    repo = repo_of(tmp_path, {
         "simulate.py": "import numpy as np\nimport os\nOUT = 'arrays'\nx = np.linspace(0, 1, 5)\n"
                        "np.save(os.path.join(OUT, 'x.npy'), x)\nnp.savetxt('curve.txt', x)\n"
                        "import pandas as pd\npd.DataFrame(x).to_csv('table.csv')\n",
@@ -216,7 +205,7 @@ def test_results_that_no_claim_can_read_are_questions(tmp_path: Path) -> None:
 
 
 def test_no_result_at_all_is_one_question(tmp_path: Path) -> None:
-    repo = _repo(tmp_path, {"go.py": "import math\nmath.sqrt(2)\n"})
+    repo = repo_of(tmp_path, {"go.py": "import math\nmath.sqrt(2)\n"})
     out, _ = _init(repo)
     _found(out, "claim questions (rra build's claim step asks them):",
            "  claim-question   no candidate claim: no results table, printed metric or number written to a file was "
@@ -224,7 +213,7 @@ def test_no_result_at_all_is_one_question(tmp_path: Path) -> None:
 
 
 def test_install_commands_and_a_committed_results_header(tmp_path: Path) -> None:
-    repo = _repo(tmp_path, {
+    repo = repo_of(tmp_path, {
         "README.md": "# R\n\n```bash\npython3 -m venv venv\npython setup.py develop\npython run.py\n```\n",
         "setup.py": "from setuptools import setup\nsetup(name='r')\n",
         # The columns are made at run time, but the repository holds the table the script wrote.

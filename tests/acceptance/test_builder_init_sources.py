@@ -10,19 +10,8 @@ import sys
 from pathlib import Path
 
 from rra_tools.io.read.source import parse_document
-from tests.builder_repos import git
+from tests.builder_repos import repo_of
 from tests.rra_cli import rra
-
-
-def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
-    repo = tmp_path / "raw"
-    for name, text in files.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-gpg-sign", "-m", "as published")
-    return repo
 
 
 def _init(repo: Path) -> tuple[list[str], dict[str, object]]:
@@ -58,7 +47,7 @@ console_scripts =
 
 
 def test_pipfile_alone_and_runtime_txt(tmp_path: Path) -> None:
-    lines, data = _init(_repo(tmp_path, {"Pipfile": PIPFILE, "runtime.txt": "python-3.10.2\n"}))
+    lines, data = _init(repo_of(tmp_path, {"Pipfile": PIPFILE, "runtime.txt": "python-3.10.2\n"}))
     assert "  requirement      numpy>=1.24  [Pipfile:5]" in lines
     assert "  requirement      scipy  [Pipfile:6]" in lines
     assert "  python           3.10.2  [runtime.txt:1]" in lines
@@ -70,7 +59,7 @@ def test_pipfile_alone_and_runtime_txt(tmp_path: Path) -> None:
 
 
 def test_setup_cfg_comes_before_a_pipfile_and_python_version_before_runtime_txt(tmp_path: Path) -> None:
-    lines, data = _init(_repo(tmp_path, {"setup.cfg": SETUP_CFG, "Pipfile": PIPFILE, ".python-version": "3.11.4\n",
+    lines, data = _init(repo_of(tmp_path, {"setup.cfg": SETUP_CFG, "Pipfile": PIPFILE, ".python-version": "3.11.4\n",
                                          "runtime.txt": "python-3.10.2\n"}))
     for line in (
         "  requirement      numpy>=1.20  [setup.cfg:7]",
@@ -114,7 +103,7 @@ def main(seed, lr):
     print(f"accuracy: {0.9}")
 """
     readme = "# Tiny\n\n```sh\npip install .\ntiny-eval --seed 1\n```\n"
-    lines, data = _init(_repo(tmp_path, {"pyproject.toml": pyproject, "tinypkg/__init__.py": "",
+    lines, data = _init(repo_of(tmp_path, {"pyproject.toml": pyproject, "tinypkg/__init__.py": "",
                                          "tinypkg/cli.py": cli, "README.md": readme}))
     for line in (
         # The README runs the console script: printed beside the launcher (not an install step).
@@ -146,7 +135,7 @@ if __name__ == "__main__":
     args = parser.parse_args()
     print(f"score: {score(args.n)}")
 """
-    repo = _repo(tmp_path, {"tinypkg/__init__.py": "", "tinypkg/__main__.py": main,
+    repo = repo_of(tmp_path, {"tinypkg/__init__.py": "", "tinypkg/__main__.py": main,
                             "tinypkg/core.py": "def score(n):\n    return n * 0.25\n",
                             "README.md": "| model | score |\n|---|---|\n| tiny | 0.75 |\n"})
     lines, data = _init(repo)
@@ -165,7 +154,7 @@ if __name__ == "__main__":
 
 def test_arxiv_and_doi_links_of_the_readme(tmp_path: Path) -> None:
     readme = "# Tiny\n\nPaper: https://arxiv.org/abs/2401.01234v2, code of https://doi.org/10.1234/abcd.5678.\n"
-    lines, data = _init(_repo(tmp_path, {"README.md": readme, "run.py": "if __name__ == '__main__':\n    pass\n"}))
+    lines, data = _init(repo_of(tmp_path, {"README.md": readme, "run.py": "if __name__ == '__main__':\n    pass\n"}))
     assert "  paper.arxiv      2401.01234v2  [README.md:3]" in lines, "\n".join(lines)
     assert "  paper.doi        10.1234/abcd.5678  [README.md:3]" in lines
     paper = data["paper"]
@@ -175,21 +164,21 @@ def test_arxiv_and_doi_links_of_the_readme(tmp_path: Path) -> None:
 def test_a_declared_license_is_used_where_no_license_text_is_known(tmp_path: Path) -> None:
     run = "if __name__ == '__main__':\n    pass\n"
     cff = "cff-version: 1.2.0\nmessage: cite it\ntitle: Tiny\nauthors:\n  - family-names: Okafor\nlicense: MIT\n"
-    lines, data = _init(_repo(tmp_path / "cff", {"CITATION.cff": cff, "LICENSE": "All rights reversed.\n",
+    lines, data = _init(repo_of(tmp_path / "cff", {"CITATION.cff": cff, "LICENSE": "All rights reversed.\n",
                                                  "run.py": run}))
     assert "  license          unrecognised  [LICENSE:1]  (not one of the well-known license texts; CITATION.cff " \
            "declares MIT)" in lines, "\n".join(lines)
     assert "  license          MIT  [CITATION.cff:6]  (declared in CITATION.cff)" in lines
     assert data["code"]["license"] == "MIT"  # type: ignore[index]
     codemeta = '{"name": "tiny",\n "license": "https://spdx.org/licenses/Apache-2.0"}\n'
-    lines, data = _init(_repo(tmp_path / "codemeta", {"codemeta.json": codemeta, "run.py": run}))
+    lines, data = _init(repo_of(tmp_path / "codemeta", {"codemeta.json": codemeta, "run.py": run}))
     assert "  license          Apache-2.0  [codemeta.json:2]  (declared in codemeta.json)" in lines
     assert data["code"]["license"] == "Apache-2.0"  # type: ignore[index]
     pyproject = '[project]\nname = "tiny"\nversion = "1"\nlicense = "BSD-3-Clause OR MIT"\n'
-    lines, data = _init(_repo(tmp_path / "pyproject", {"pyproject.toml": pyproject, "run.py": run}))
+    lines, data = _init(repo_of(tmp_path / "pyproject", {"pyproject.toml": pyproject, "run.py": run}))
     assert data["code"]["license"] == "BSD-3-Clause OR MIT"  # type: ignore[index]
     # A license that is not an SPDX expression stays a placeholder.
-    lines, data = _init(_repo(tmp_path / "prose", {"pyproject.toml": pyproject.replace(
+    lines, data = _init(repo_of(tmp_path / "prose", {"pyproject.toml": pyproject.replace(
         '"BSD-3-Clause OR MIT"', '{text = "see the file LICENSE"}'), "run.py": run}))
     assert data["code"]["license"] == "TODO: SPDX license, e.g. MIT"  # type: ignore[index]
 
@@ -202,7 +191,7 @@ setup(name="oldpkg", version="0.1", python_requires="~=3.6", install_requires=["
 def test_a_python_version_the_readme_names_comes_before_a_lower_bound(tmp_path: Path) -> None:
     """Issue 24: '~=3.6' became 3.6 although the README said what the authors ran."""
     readme = "# Old package\n\nRequirements\n\nTested with Python 3.7.3 and numpy 1.18 (python3.7/site-packages).\n"
-    lines, data = _init(_repo(tmp_path, {"setup.py": SETUP_PY_36, "README.md": readme}))
+    lines, data = _init(repo_of(tmp_path, {"setup.py": SETUP_PY_36, "README.md": readme}))
     assert "  python           3.7.3  [README.md:5]  (the version the README names)" in lines, lines
     assert any(line.startswith("  python           3.6  [setup.py:2]  (not used: README.md comes first")
                for line in lines), lines
@@ -210,7 +199,7 @@ def test_a_python_version_the_readme_names_comes_before_a_lower_bound(tmp_path: 
 
 
 def test_a_lower_bound_older_than_any_installable_python_asks_for_a_decision(tmp_path: Path) -> None:
-    lines, _ = _init(_repo(tmp_path, {"setup.py": SETUP_PY_36}))
+    lines, _ = _init(repo_of(tmp_path, {"setup.py": SETUP_PY_36}))
     (line,) = [line for line in lines if line.startswith("  python           3.6")]
     assert "older than any interpreter the environment tools install: decide which to lock" in line, line
 
@@ -234,7 +223,7 @@ Code for [Fast Fitting of Lines](https://arxiv.org/abs/2401.01234).
 
 def test_title_and_authors_come_from_the_readmes_citation_block(tmp_path: Path) -> None:
     """Issue 24: the README's citation block was ignored although the arXiv id was found."""
-    lines, data = _init(_repo(tmp_path, {"README.md": README_BIBTEX, "fit.py": "print('rmse', 0.92)\n"}))
+    lines, data = _init(repo_of(tmp_path, {"README.md": README_BIBTEX, "fit.py": "print('rmse', 0.92)\n"}))
     paper = data["paper"]
     assert paper["title"] == "Fast Fitting of Lines" and paper["arxiv"] == "2401.01234", paper  # type: ignore[index]
     assert [a["name"] for a in paper["authors"]] == ["Ada Lovelace", "Alan Turing", "Grace Hopper"]  # type: ignore[index]
@@ -243,7 +232,7 @@ def test_title_and_authors_come_from_the_readmes_citation_block(tmp_path: Path) 
 
 def test_without_a_citation_the_readmes_heading_is_offered_not_used(tmp_path: Path) -> None:
     """A heading names the repository as often as the paper: a TODO with the heading offered."""
-    lines, data = _init(_repo(tmp_path, {"README.md": "# Fast Fitting of Lines\n\nSee the paper.\n",
+    lines, data = _init(repo_of(tmp_path, {"README.md": "# Fast Fitting of Lines\n\nSee the paper.\n",
                                          "fit.py": "print('rmse', 0.92)\n"}))
     assert str(data["paper"]["title"]).startswith("TODO")  # type: ignore[index]
     assert any("Fast Fitting of Lines  [README.md:1]  (not used: the README's first heading" in line

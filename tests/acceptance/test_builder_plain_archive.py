@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -51,3 +52,23 @@ def test_an_archive_builds_to_reproduced_from_its_import_commit(tmp_path: Path) 
     assert parse_document((again / "rra.yaml").read_text()).data["code"]["upstream"] == upstream
     assert f"--upstream names commit 000000000000, which is not in the archive: the patches are made against " \
            f"its import {upstream['commit'][:12]}" in done.stderr
+
+
+def test_in_place_the_archive_is_committed_without_its_caches_and_environments(tmp_path: Path) -> None:
+    raw = tmp_path / "archive"
+    shutil.copytree(FIXTURES / "repos" / "no-results", raw)
+    (raw / ".venv" / "bin").mkdir(parents=True)
+    (raw / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (raw / ".venv" / "bin" / "python").write_text("")
+    (raw / "__pycache__").mkdir()
+    (raw / "__pycache__" / "harmonic.cpython-311.pyc").write_bytes(b"\0")
+    done = rra("build", str(raw), "--agent", agent())
+    assert done.returncode == 0, done.stderr
+    imported = subprocess.run(["git", "-C", str(raw), "rev-list", "--max-parents=0", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    published = subprocess.run(["git", "-C", str(raw), "show", "--name-only", "--format=", imported],
+                               capture_output=True, text=True, check=True).stdout.split()
+    # The caches and the virtual environment stay out of the import, and out of the code after it.
+    assert sorted(published) == ["LICENSE", "README.md", "harmonic.py", "requirements.txt"]
+    assert rra("change", "verify", "-C", str(raw)).returncode == 0
+    assert parse_document((raw / "rra.yaml").read_text()).data["code"]["upstream"]["commit"] == imported

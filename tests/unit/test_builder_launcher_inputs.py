@@ -20,6 +20,7 @@ SOURCES = {
     "pkg/run.py": b"from pkg import helpers\n",
     "pkg/helpers.py": b"",
     "plugin.py": b"import importlib\nimportlib.import_module('x')\n",
+    "driver.py": b"import subprocess, sys\nsubprocess.run([sys.executable, 'metrics.py'])\n",
 }
 
 
@@ -33,6 +34,7 @@ def test_the_closure_follows_absolute_relative_and_package_imports() -> None:
 
 def test_what_cannot_be_followed_counts_every_module() -> None:
     assert python_closure(("file", "plugin.py"), ".", SOURCES) is None  # imports by name at run time
+    assert python_closure(("file", "driver.py"), ".", SOURCES) is None  # runs metrics.py, which it never imports
     assert python_closure(("file", "missing.py"), ".", SOURCES) is None
     assert python_closure(("file", "broken.py"), ".", {"broken.py": b"def (:\n"}) is None
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -104,16 +104,26 @@ def run(build: Build) -> None:
     # is not run again (a change record touching one script re-runs only what imports it).
     ran_with: dict[str, str] = record.outputs.setdefault("launcher_inputs", {})
     order = [launcher.id for launcher in launcher_order(run_artifact(build.root))]
+    cached: list[tuple[int, dict[str, str]]] = []
+
+    def inputs_now() -> dict[str, str]:
+        # Hashing the work tree costs a read of every file: it is done again only after a
+        # decision of this step (a repair may write code; a run's outputs are not code).
+        key = len(record.decisions)
+        if not cached or cached[0][0] != key:
+            cached[:] = [(key, _current_inputs(build))]
+        return cached[0][1]
+
     # A repair of a later launcher may change the code an earlier one ran: go round again until
     # every launcher's last run had its present inputs (at most once more per launcher).
     for round_ in range(len(order) + 1):
-        stale = _stale(build, order, runs, ran_with, report=round_ == 0)
+        stale = _stale(build, order, inputs_now(), runs, ran_with, report=round_ == 0)
         if not stale:
             return
         for launcher in order:
-            if not (launcher in stale and _stale(build, [launcher], runs, ran_with, report=False)):
+            if not (launcher in stale and _stale(build, [launcher], inputs_now(), runs, ran_with, report=False)):
                 continue
-            if _execute_one(build, launcher, repairs, runs, ran_with):
+            if _execute_one(build, launcher, repairs, runs, ran_with, inputs_now):
                 # The repair changed what the lock is made from: the build locks again and comes
                 # back here, so that the next attempt runs in the repaired environment.
                 build.progress(f"{launcher}: the repair changed the requirements: locking again before the next "
@@ -142,11 +152,10 @@ def _current_inputs(build: Build) -> dict[str, str]:
     return launcher_inputs(artifact.data, entries, sources)
 
 
-def _stale(build: Build, launchers: list[str], runs: dict[str, str], ran_with: dict[str, str], *,
-           report: bool) -> list[str]:
-    """The launchers that must run: never run successfully, or their inputs changed since;
-    ``report`` says which are not run again."""
-    current = _current_inputs(build)
+def _stale(build: Build, launchers: list[str], current: dict[str, str], runs: dict[str, str],
+           ran_with: dict[str, str], *, report: bool) -> list[str]:
+    """The launchers that must run: never run successfully, or their inputs (``current``) changed
+    since; ``report`` says which are not run again."""
     stale = []
     for launcher in launchers:
         previous = runs.get(launcher)
@@ -167,7 +176,7 @@ def _relock_needed(build: Build) -> bool:
 
 
 def _execute_one(build: Build, launcher: str, repairs: dict[str, int], runs: dict[str, str],
-                 ran_with: dict[str, str]) -> bool:
+                 ran_with: dict[str, str], inputs_now: Callable[[], dict[str, str]]) -> bool:
     """Run ``launcher`` until it succeeds, asking for a repair after each failure; True when a
     repair changed the requirements, so that the lock must be made again first."""
     while True:
@@ -182,7 +191,7 @@ def _execute_one(build: Build, launcher: str, repairs: dict[str, int], runs: dic
             continue
         if ok:
             runs[launcher] = facts["run_record"]
-            ran_with[launcher] = _current_inputs(build)[launcher]
+            ran_with[launcher] = inputs_now()[launcher]
             build.progress(f"{launcher}: ok ({facts['run_record']})")
             build.save()
             return False

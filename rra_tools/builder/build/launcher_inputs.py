@@ -10,7 +10,8 @@ script's directory, the launcher's working directory and the root, as Python wou
 Whatever cannot be followed for sure counts as an input of every launcher: any file that is not a
 ``.py`` module (data, configuration, shell scripts), a launcher that is not ``python`` running a
 file of the tree, and a module that changes ``sys.path`` or imports by name at run time
-(``importlib``, ``__import__``) — for those, every module of the tree is an input. A wrong guess
+(``importlib``, ``__import__``) or starts another program (``subprocess``, ``os.system``) — for
+those, every module of the tree is an input. A wrong guess
 here can only re-run too much, never skip a launcher whose code changed.
 """
 
@@ -31,8 +32,11 @@ __all__ = ["launcher_inputs", "python_closure"]
 #: a research script reaches).
 _MAX_SOURCE = 4 * 1024 * 1024
 _PYTHON = re.compile(r"(?:.*/)?python(?:3(?:\.\d+)?)?")
-#: Names whose use makes the imports of a module unknowable by reading it.
-_DYNAMIC = ("importlib", "__import__", "sys.path", "runpy", "exec(")
+#: Names whose use makes what a module runs unknowable by reading its imports: imports by name,
+#: a changed search path, and other programs started (``subprocess.run(["python", "other.py"])``
+#: runs a module no import names).
+_DYNAMIC = ("importlib", "__import__", "sys.path", "runpy", "exec(", "subprocess", "os.system", "os.popen",
+            "os.exec", "os.spawn")
 
 
 def _script(argv: Sequence[str], cwd: str) -> tuple[str, str] | None:

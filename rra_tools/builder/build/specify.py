@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -91,13 +92,32 @@ def _import_plain(build: Build) -> str:
                 shutil.copy2(source, target)
     build.root.mkdir(parents=True, exist_ok=True)
     git(["init", "--quiet", "-b", "main"], cwd=build.root)
-    git(["add", "--all", "--", *listing] if build.root == build.raw else ["add", "--all"], cwd=build.root)
+    if build.root == build.raw:
+        _exclude_unlisted(build.root, listing)
+    # The files listed, named on standard input: an archive may hold more than a command line
+    # can (in place, the directory also holds what the listing leaves out: caches, environments).
+    git(["add", "--pathspec-from-file=-", "--pathspec-file-nul"], cwd=build.root,
+        stdin=b"".join(os.fsencode(name) + b"\0" for name in listing))
     git(["commit", "--quiet", "--no-gpg-sign", "--allow-empty", "-m", _IMPORT_MESSAGE], cwd=build.root,
         env=_IMPORT_IDENTITY)
     commit = git(["rev-parse", "HEAD"], cwd=build.root).stdout.decode().strip()
     build.progress(f"{build.raw} has no .git (an archive): its {len(listing)} file(s) committed as published in "
                    f"{build.root} as {commit[:12]} (a fixed author and date: the same files give the same commit)")
     return commit
+
+
+def _exclude_unlisted(root: Path, listing: list[str]) -> None:
+    """In place, the directory keeps what the listing left out (a virtual environment, caches):
+    git is told to ignore it (``.git/info/exclude``, the repository's own, not a file of the code),
+    so that it is neither committed nor taken for a change of the code afterwards."""
+    tops = {name.split("/", 1)[0] for name in listing}
+    lines = ["# rra build: what rra init's listing of this archive left out", "__pycache__/", "*.py[co]"]
+    with os.scandir(root) as entries:
+        lines += [f"/{entry.name}" for entry in entries if entry.name not in tops and entry.name != ".git"]
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    with open(exclude, "a", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
 
 
 def run(build: Build) -> None:

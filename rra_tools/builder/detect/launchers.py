@@ -21,6 +21,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .argparse_static import Option, has_main_guard, read_options
+from .fences import SHELL, fenced_lines
 from .findings import Finding
 from .outputs import Written, committed_header, declare_outputs, written_files
 from .readme_launchers import file_run_by, readme_launchers
@@ -371,8 +372,6 @@ def _from_options(argv: list[str], options: list[Option], file: str, out: Detect
     return launcher
 
 
-_FENCE = re.compile(r"^\s*(```|~~~)\s*([A-Za-z]*)")
-_SHELL_LANGS = frozenset({"", "bash", "sh", "shell", "console", "zsh"})
 #: A command that runs something, after any environment assignments (``CUDA_VISIBLE_DEVICES=0 python ...``).
 _COMMAND = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(python[0-9.]*|bash|sh|\./|torchrun|accelerate|deepspeed|"
                       r"mlflow|dvc|make)\b")
@@ -382,20 +381,11 @@ def readme_commands(name: str, text: str, scripts: frozenset[str] = frozenset())
     """Commands in the README's shell code blocks that run something (not install steps):
     interpreters, runners, and the package's own console ``scripts``."""
     found: list[Finding] = []
-    fence: str | None = None
-    shell = False
-    for number, line in enumerate(text.splitlines(), 1):
-        match = _FENCE.match(line)
-        if match is not None and (fence is None or match.group(1) == fence):
-            if fence is None:
-                fence, shell = match.group(1), match.group(2).lower() in _SHELL_LANGS
-            else:
-                fence = None
-            continue
-        if fence is not None and shell:
+    for index, line, where in fenced_lines(text.splitlines()):
+        if where == SHELL:
             command = line.strip().removeprefix("$ ").strip()
             if _COMMAND.match(command) or command.split(" ", 1)[0] in scripts:
-                found.append(Finding("readme-command", command, name, number,
+                found.append(Finding("readme-command", command, name, index + 1,
                                      "a command the README shows; compare it with the launchers"))
     return found
 

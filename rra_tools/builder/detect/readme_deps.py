@@ -17,12 +17,13 @@ import shlex
 
 from packaging.requirements import InvalidRequirement, Requirement
 
+from .fences import OUTSIDE, SHELL, SHELL_LANGS, fenced_lines
 from .repo import RawRepo
 
 __all__ = ["README_NAMES", "readme_requirements"]
 
-_FENCE = re.compile(r"^\s*(```|~~~)\s*([A-Za-z]*)")
-_SHELL_LANGS = frozenset({"", "bash", "sh", "shell", "console", "zsh", "text"})
+#: A ``text`` block of a README often holds the install lines too (pip install, not commands to run).
+_SHELL_LANGS = SHELL_LANGS | {"text"}
 _PIP = re.compile(r"^(?:\$\s*|>\s*|!|%)?(?:sudo\s+)?(?:python[0-9.]*\s+-m\s+)?pip[0-9.]*\s+install\s+(.*)$")
 #: pip options that take a value (the value is not a requirement).
 _VALUED = frozenset({"-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url",
@@ -104,13 +105,8 @@ def _headings(lines: list[str]) -> dict[int, bool]:
     """Line index of each heading (Markdown ``#`` or reStructuredText underlined) -> whether it
     opens a requirements section."""
     found: dict[int, bool] = {}
-    fence: str | None = None
-    for index, line in enumerate(lines):
-        match = _FENCE.match(line)
-        if match is not None:
-            fence = None if fence == match.group(1) else fence or match.group(1)
-            continue
-        if fence is not None:
+    for index, line, where in fenced_lines(lines):
+        if where != OUTSIDE:
             continue
         heading = _MD_HEADING.match(line)
         if heading is not None:
@@ -140,19 +136,10 @@ def readme_requirements(repo: RawRepo) -> tuple[str | None, list[tuple[str, int]
             seen.add(key)
             found.append((requirement, number))
 
-    fence: str | None = None
-    shell = False
     in_section = False
-    for index, line in enumerate(lines):
-        match = _FENCE.match(line)
-        if match is not None and (fence is None or match.group(1) == fence):
-            if fence is None:
-                fence, shell = match.group(1), match.group(2).lower() in _SHELL_LANGS
-            else:
-                fence = None
-            continue
-        if fence is not None:
-            pip = _PIP.match(line.strip()) if shell else None
+    for index, line, where in fenced_lines(lines, _SHELL_LANGS):
+        if where != OUTSIDE:
+            pip = _PIP.match(line.strip()) if where == SHELL else None
             for requirement in _pip_line(pip.group(1)) if pip is not None else []:
                 add(requirement, index + 1)
             continue
