@@ -35,3 +35,21 @@ def test_a_result_shown_nowhere_becomes_a_claim_through_the_claim_question(tmp_p
     assert claims["decisions"][0]["change"] == "print-the-gap"
     done = rra("validate", "-f", "json", str(artifact))
     assert json.loads(done.stdout)["results"][0]["levels"]["met"] == ["available", "functional", "reproduced"]
+
+
+def test_a_reported_value_the_repository_never_states_is_refused(tmp_path: Path) -> None:
+    # The agent gives its own run's number as the paper's, and writes a file "stating" it in the
+    # same answer: the texts are read as published, so the answer is refused, and nothing of it
+    # (the claim, the edited script, the new file) is applied.
+    raw = make_repo("no-results", tmp_path)
+    artifact = tmp_path / "artifact"
+    done = rra("build", str(raw), "-o", str(artifact), "--agent",
+               shlex.join([sys.executable, str(AGENT), "no-results-invented"]))
+    assert done.returncode == 1, done.stderr
+    assert ("field 'set': the reported value of claim 'euler-gap' (0.577716) is printed nowhere in the repository "
+            "as published") in done.stderr
+    assert "the agent's word is not evidence of it" in done.stderr
+    assert not parse_document((artifact / "rra.yaml").read_text()).data.get("claims")
+    assert not (artifact / "RESULTS.md").exists()
+    assert "print(" not in (artifact / "harmonic.py").read_text()
+    # The number the note does state (0.5777, README.md:4) is accepted: the first test's build.

@@ -157,11 +157,12 @@ def repair_answer(build: Build, request: AgentRequest, todo: str, evidence: str,
 
 
 def apply_with_files(build: Build, answer: AgentAnswer, answer_path: Path, evidence: str,
-                     launcher: str | None = None) -> None:
+                     launcher: str | None = None, check: Callable[[Any], None] | None = None) -> None:
     """Apply an answer that may write files of the code: every path checked first, then the
-    manifest's ``set``, the files, and their change record (noted in the current decision)."""
+    manifest's ``set`` (``check`` as for :func:`apply_set`), the files, and their change record
+    (noted in the current decision)."""
     targets = _file_targets(build, answer, answer_path)
-    apply_set(build, answer, answer_path)
+    apply_set(build, answer, answer_path, check)
     files = _write_files(targets)
     changed = record_answer_change(build, answer, answer_path, files, evidence, launcher)
     record = build.current

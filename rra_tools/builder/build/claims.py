@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +82,8 @@ def _questions(build: Build, decided: list[int], confirmed: list[int]) -> None:
             raise AnswerInvalid(f"answer {answer_path}: field 'change': files of the code are written, and a "
                                 "change needs its record (id, kind, rationale, alters_method)")
         if answer.set:
-            apply_with_files(build, answer, answer_path, f"{candidate.value}{where}")
+            apply_with_files(build, answer, answer_path, f"{candidate.value}{where}",
+                             check=_stated_check(build, answer_path))
             confirmed.append(index)
         decided.append(index)
         build.applied(request)
@@ -137,7 +138,13 @@ def _drafted_claim(build: Build, ident: str, candidate: Candidate,
                                 f"a drafted claim is confirmed where it is: set its TODOs, or the whole claim "
                                 f"at {pointer}; or reject it")
 
-    apply_set(build, answer, answer_path, confirmed)
+    stated = _stated_check(build, answer_path)
+
+    def checked(document: Any) -> None:
+        confirmed(document)
+        stated(document)
+
+    apply_set(build, answer, answer_path, checked)
     return True, request
 
 
@@ -152,8 +159,38 @@ def _new_claim(build: Build, ident: str, candidate: Candidate) -> tuple[bool, Ag
             '({"rra_agent_answer": "1.0", "request": "' + ident + '", "set": [{"pointer": "/claims/-", '
             '"value": {...}}]}) or a rejection ({..., "reject": "why"})')
     answer = _claim_answer(build, request, todo, answer_path)
-    apply_set(build, answer, answer_path)
+    apply_set(build, answer, answer_path, _stated_check(build, answer_path))
     return bool(answer.set), request
+
+
+def _stated_check(build: Build, answer_path: Path) -> Callable[[Any], None]:
+    """A check of an edited manifest (see :func:`.answers.apply_set`): every number claim whose
+    reported value the answer sets or changes must print a number the repository states, as
+    published (builder/stated.py); otherwise the answer is refused and nothing is applied."""
+    from ..stated import unstated_claims
+
+    before = {str(c.get("id")): (c.get("reported") or {}).get("value")
+              for c in build.artifact().data.get("claims") or [] if isinstance(c, Mapping)}
+    commit = build.steps["specify"].outputs.get("published")
+
+    def check(document: Any) -> None:
+        claims = plain_data(document.get("claims") or [])
+        if not commit:
+            # A build state from before the commit was recorded: the check has nothing to read.
+            build.progress("the reported values the answer gives are not checked against the repository: "
+                           "this build's state does not record the commit it started from")
+            return
+        missing = unstated_claims(build.root, str(commit), claims, before)
+        if missing:
+            shown = ", ".join(f"{ident!r} ({text})" for ident, text in missing)
+            raise AnswerInvalid(
+                f"answer {answer_path}: field 'set': the reported value of claim {shown} is printed nowhere in the "
+                f"repository as published (commit {str(commit)[:12]}: README, Markdown, LaTeX, CSV or JSON files)",
+                "a reported value is the paper's number, and the agent's word is not evidence of it: quote it from "
+                "the repository's texts, or reject the question; an author who has it only in the paper adds the "
+                "claim to rra.yaml by hand, or quotes the paper's table in the README")
+
+    return check
 
 
 def _claim_answer(build: Build, request: AgentRequest, todo: str, answer_path: Path) -> AgentAnswer:

@@ -163,7 +163,18 @@ def run(build: Build) -> None:
                             for f in draft.claim_questions],
         "readme_commands": [str(f.value) for f in draft.findings if f.item == "readme-command"],
         "assumed": list(draft.assumed),
+        # The commit the repository's texts are read at for the paper's numbers the agent gives
+        # (builder/stated.py): before any answer has written a file.
+        "published": _head(build.root),
     }
+
+
+def _head(root: Path) -> str | None:
+    from ..patches import git
+
+    done = git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], cwd=root, check=False)
+    head = done.stdout.decode().strip()
+    return head if done.returncode == 0 and head else None
 
 
 def _record_drafted_requirements(build: Build, rel: str, source: str, reason: str | None = None) -> None:
