@@ -10,6 +10,7 @@ claims from a CSV the code writes) were built while the corpus was run; none is 
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -179,9 +180,28 @@ def test_subfolder_script_and_imports(tmp_path: Path) -> None:
     assert data["code"]["license"] == "MIT"
     assert data["paper"]["doi"] == "10.5281/zenodo.1234567"
     assert data["environment"]["interpreter"]["version"] == "3.8.1"
-    # code/requirements.txt is not read (only the top-level one is): the imports give the names.
+    # code/requirements.txt, the one folder declaring requirements, gives the authors' pins
+    # (the imports gave the names only, without them).
+    assert _requirements(repo) == ["numpy==1.18.1", "scipy==1.4", "matplotlib==3.1.3"]
+    _line(out, "requirement", "numpy==1.18.1", "[code/requirements.txt:1]")
+
+
+def test_requirements_of_several_folders_are_not_chosen_between(tmp_path: Path) -> None:
+    repo = make_repo("real-subfolder-requirements", tmp_path)
+    # A docs folder's requirements build the docs: never the run's. A second code folder makes
+    # the choice the author's: both are reported, and the imports give the names.
+    (repo / "docs").mkdir()
+    (repo / "docs" / "requirements.txt").write_text("sphinx==7.2\n")
+    (repo / "baseline").mkdir()
+    (repo / "baseline" / "requirements.txt").write_text("numpy==1.26.4\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=a@a", "commit", "-qm", "more"], cwd=repo,
+                   check=True)
+    out = _init(repo)
     assert _requirements(repo) == ["numpy", "matplotlib"]
-    _line(out, "requirement", "numpy", "[code/analysis.py:1]")
+    _line(out, "baseline/requirements.txt", "not used: 2 folders declare requirements (baseline, code)")
+    _line(out, "code/requirements.txt", "not used: 2 folders declare requirements (baseline, code)")
+    assert "sphinx" not in out
 
 
 # -- a plain archive without .git (sigcor-archive) --------------------------------------------

@@ -17,6 +17,18 @@ def test_conda_entries_pip_cannot_read_are_not_requirements() -> None:
     assert conda_to_pip("scipy>=1.10") == "scipy>=1.10"
 
 
+def test_conda_names_of_pypi_packages_and_c_libraries() -> None:
+    # streaming-fl-conda's export, run 2: conda's name for PyPI's brotli, and the C libraries an
+    # explicit export lists beside the Python packages (pip has none of them).
+    assert conda_to_pip("brotli-python=1.0.9=py311h6a678d5_7") == "brotli==1.0.9.*"
+    assert conda_to_pip("msgpack-python=1.0.3") == "msgpack==1.0.3.*"
+    for library in ("libgfortran5=11.2.0", "libgcc-ng=11.2.0", "zstd=1.5.5", "lz4-c=1.9.4", "tzdata=2023c",
+                    "libpng=1.6.39", "freetype=2.12.1", "xz=5.4.2", "ncurses=6.4", "sqlite=3.41.2"):
+        assert conda_to_pip(library) is None, library
+    # Python packages whose names begin as a C library's do are still translated.
+    assert conda_to_pip("librosa=0.10.1") == "librosa==0.10.1.*"
+
+
 def test_a_printf_label_does_not_span_the_value_before_it() -> None:
     found = metric_prints("solve.py", 'print("Iter %d. obj: %f" % (it, obj))\n'
                                       'print("train acc: %.3f, test acc: %.3f" % (a, b))\n')

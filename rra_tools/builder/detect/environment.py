@@ -13,9 +13,11 @@ is never silent):
    translated to pip requirements, plus its ``pip:`` section; what has no pip equivalent (the
    CUDA toolkit, compilers, ``mkl``, ...) is listed as untranslated;
 5. ``Pipfile`` ``[packages]``;
-6. the README's dependency list (:mod:`.readme_deps`: ``pip install`` lines, a "Requirements"
+6. a ``requirements.in``/``.txt`` one or two folders down (``code/requirements.txt``), when exactly
+   one folder has one (folders of docs, tests and examples left out);
+7. the README's dependency list (:mod:`.readme_deps`: ``pip install`` lines, a "Requirements"
    section's bullets);
-7. the packages the code imports (:mod:`.imports`), when nothing above declares any.
+8. the packages the code imports (:mod:`.imports`), when nothing above declares any.
 
 Whichever source is used, a package the code imports (outside ``try/except ImportError``) that it
 does not name is reported as ``imported-not-required`` and added to the drafted ``requirements.in``
@@ -62,10 +64,23 @@ CONDA_FILES = ("environment.yml", "environment.yaml", "conda.yml", "conda.yaml")
 #: conda packages that are not Python packages on PyPI (system libraries, toolchains, runtimes).
 _CONDA_ONLY = re.compile(r"(python|pip|cudatoolkit|cuda(-.*)?|cudnn|nccl|pytorch-cuda|pytorch-mutex|cpuonly|mkl(-.*)?|"
                          r"blas|libblas|openblas|libgcc.*|libstdcxx.*|_libgcc_mutex|_openmp_mutex|gcc.*|gxx.*|"
-                         r"openssl|ca-certificates|ffmpeg|libjpeg-turbo|zlib|r-.*|nodejs)")
+                         r"openssl|ca-certificates|ffmpeg|libjpeg-turbo|zlib|r-.*|nodejs|"
+                         # C and system libraries a conda export lists beside the Python packages
+                         # (an explicit export of a scientific stack holds dozens): pip has none of
+                         # them, and the wheels of the packages that need them bundle their own.
+                         r"(?!librosa|libpysal|libsass|libtmux|libcst)lib[a-z0-9_+-]*|intel-openmp|llvm-openmp|tbb|bzip2|xz|lz4-c|zstd|ncurses|readline|"
+                         r"sqlite|tk|tzdata|expat|freetype|fontconfig|icu|jpeg|lcms2|lerc|openjpeg|pcre2?|"
+                         r"yaml|c-ares|krb5|dbus|glib|gst-plugins-base|gstreamer|qt(-main)?|harfbuzz|"
+                         r"brotli|brotli-bin|unicodedata2-bin|giflib|graphite2|fribidi|pixman|cairo|"
+                         r"nspr|nss|mysql-.*|ld_impl_linux-64|gettext|gmp|mpfr|mpc|blosc|hdf5|"
+                         r"tornado-bin|zeromq|unzip|wget|curl|git|make|cmake|conda.*)")
 #: conda names whose PyPI name differs.
-_CONDA_TO_PYPI = {"pytorch": "torch", "py-opencv": "opencv-python", "matplotlib-base": "matplotlib",
-                  "pytables": "tables", "tensorflow-gpu": "tensorflow", "pytorch-lightning": "pytorch-lightning"}
+_CONDA_TO_PYPI = {"pytorch": "torch", "pytorch-cpu": "torch", "py-opencv": "opencv-python",
+                  "matplotlib-base": "matplotlib", "pytables": "tables", "tensorflow-gpu": "tensorflow",
+                  "pytorch-lightning": "pytorch-lightning", "brotli-python": "brotli", "brotlipy": "brotlipy",
+                  "msgpack-python": "msgpack", "python-graphviz": "graphviz", "pyqt": "PyQt5",
+                  "python-kaleido": "kaleido", "python-tzdata": "tzdata", "pytorch-geometric": "torch-geometric",
+                  "python-flatbuffers": "flatbuffers", "typing_extensions": "typing-extensions"}
 
 
 @dataclass
@@ -345,6 +360,7 @@ def detect_environment(repo: RawRepo, problems: list[Finding], conda_file: str |
                 for k, v in (packages.items() if isinstance(packages, dict) else [])]
         if reqs:
             sources.append(("Pipfile", reqs))
+    _subfolder_requirements(repo, sources, env)
     readme, listed = readme_requirements(repo)
     if readme is not None and listed:
         sources.append((readme, [(r, n) for r, n in listed]))
@@ -354,6 +370,33 @@ def detect_environment(repo: RawRepo, problems: list[Finding], conda_file: str |
     _imports(env, imported_packages(repo))
     _python(repo, env, pythons)
     return env
+
+
+#: Folders whose requirements are another job's (building the docs, testing, an example), not
+#: the experiments' run.
+_NOT_THE_RUN = frozenset({"doc", "docs", "documentation", "test", "tests", "testing", "example", "examples",
+                          "ci", ".github", "benchmark", "benchmarks", "website", "site"})
+
+
+def _subfolder_requirements(repo: RawRepo, sources: list[tuple[str, list[tuple[str, int | None]]]],
+                            env: DetectedEnvironment) -> None:
+    """A ``requirements.in``/``requirements.txt`` one or two folders down (``code/requirements.txt``,
+    the layout of many replications that keep the article and the code side by side) as a
+    source after the root's declarations; with several such folders, none is chosen (which one
+    the run uses is the author's to say), and each is reported."""
+    found = [name for name in repo.files
+             if name.count("/") in (1, 2) and posixpath.basename(name) in ("requirements.in", "requirements.txt")
+             and not _NOT_THE_RUN & {part.lower() for part in name.split("/")[:-1]}]
+    folders = sorted({posixpath.dirname(name) for name in found})
+    if len(folders) == 1:
+        # requirements.in before requirements.txt in the folder, as at the root.
+        name = min((n for n in found), key=lambda n: not n.endswith(".in"))
+        sources.append((name, [(r, n) for r, n in _requirements_file(repo, name)]))
+        return
+    for name in sorted(found):
+        env.findings.append(Finding("requirements", f"{len(_requirements_file(repo, name))} packages", name, None,
+                                    f"not used: {len(folders)} folders declare requirements "
+                                    f"({', '.join(folders)}); say which the run uses"))
 
 
 def _imports(env: DetectedEnvironment, imported: list[Imported]) -> None:

@@ -175,6 +175,55 @@ def distribution_of(module: str) -> tuple[str, str, bool]:
     return top, top, top in KNOWN_SAME
 
 
+#: A line of IPython, not Python: a magic (``%matplotlib inline``, ``%%time``), a shell escape
+#: (``!pip install x``), help (``np.mean?``).
+_IPYTHON_LINE = re.compile(r"^\s*([%!?]|.*\?\s*$)")
+
+
+def notebook_code(text: str) -> tuple[ast.Module | None, list[int]]:
+    """The code cells of a Jupyter notebook's JSON ``text`` parsed as one module (never run; IPython
+    lines left out, line numbers kept), and, for each line of that code, the line of ``text``
+    that holds it (nbformat writes each source line as its own JSON string); (None, []) for a
+    notebook that cannot be read."""
+    import json
+
+    try:
+        cells = json.loads(text).get("cells")
+    except (ValueError, AttributeError, RecursionError):
+        return None, []
+    if not isinstance(cells, list):
+        return None, []
+    raw = text.splitlines()
+    body: list[ast.stmt] = []
+    where: list[int] = []
+    cursor = 0
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source")
+        if isinstance(source, list) and all(isinstance(part, str) for part in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            continue
+        code: list[str] = []
+        for line in source.splitlines():
+            quoted = json.dumps(line)[1:-1]
+            found = next((i for i in range(cursor, min(len(raw), cursor + 400))
+                         if quoted and quoted in raw[i]), None)
+            if found is not None:
+                cursor = found
+            where.append(cursor + 1)
+            code.append("" if _IPYTHON_LINE.match(line) else line)
+        # Cell by cell: one cell that is not Python (a syntax error, cell magic's body) leaves the
+        # others' imports readable.
+        try:
+            tree = ast.parse("\n".join(code) + "\n")
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+        body.extend(ast.increment_lineno(tree, len(where) - len(code)).body)
+    return ast.Module(body=body, type_ignores=[]), where
+
+
 def imported_packages(repo: RawRepo) -> list[Imported]:
     """The third-party packages the repository's code imports, each once (its first import, files
     in path order), in that order."""
@@ -184,7 +233,7 @@ def imported_packages(repo: RawRepo) -> list[Imported]:
     required: set[str] = set()
     scanned = 0
     for name in repo.files:
-        if not name.endswith(".py") or _NOT_RUN.search(name):
+        if not name.endswith((".py", ".ipynb")) or _NOT_RUN.search(name) or ".ipynb_checkpoints/" in name:
             continue
         text = repo.text(name)
         if text is None or "import" not in text:
@@ -192,11 +241,18 @@ def imported_packages(repo: RawRepo) -> list[Imported]:
         scanned += 1
         if scanned > MAX_FILES:
             break
-        tree = repo.tree(name)
+        lines: list[int] | None = None
+        if name.endswith(".ipynb"):
+            tree, lines = notebook_code(text)
+        else:
+            tree = repo.tree(name)
         if tree is None:
             continue
         found: list[tuple[str, int, bool]] = []
         _imports(tree.body, False, found)
+        if lines is not None:  # a notebook's code line -> the line of the notebook file that holds it
+            found = [(module, lines[line - 1] if 0 < line <= len(lines) else 1, optional)
+                     for module, line, optional in found]
         local = top_level | own.get(posixpath.dirname(name), set())
         for module, line, optional in found:
             top = module.split(".", 1)[0]
