@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from .own_package import PackageSource
 from .resolve import find_uv
 
-__all__ = ["CACHE_VAR", "MARKER", "CreateError", "CreatedEnv", "cache_root", "create_env", "hashed_requirements"]
+__all__ = ["CACHE_VAR", "MARKER", "CreateError", "CreatedEnv", "cache_root", "create_env", "hashed_requirements",
+           "uv_compiles_for"]
 
 #: File that marks a complete environment; written last.
 MARKER = ".rra-env.json"
@@ -127,12 +128,18 @@ def create_env(lock_path: Path, fmt: str, *, python: str | None = None, cache: P
             _run(venv_args, f"creating the virtual environment in {target}")
             with tempfile.NamedTemporaryFile("w", suffix=".txt", prefix="rra-hashed-", delete=False) as handle:
                 handle.write(requirements)
+            compiles = uv_compiles_for(target)
             try:
                 _run([uv, "pip", "install", "--quiet", "--python", str(target / "bin" / "python"),
-                      "--require-hashes", "--no-deps", "--compile-bytecode", "-r", handle.name],
+                      "--require-hashes", "--no-deps", *(["--compile-bytecode"] if compiles else []),
+                      "-r", handle.name],
                      f"installing the packages of {shown} (hash-checked)")
             finally:
                 os.unlink(handle.name)
+            if not compiles:
+                # The environment's own compileall, which every Python has.
+                _run([str(target / "bin" / "python"), "-m", "compileall", "-q", str(target / "lib")],
+                     f"compiling the packages of {shown} to bytecode")
             if own is not None and artifact is not None:
                 _install_own_package(uv, target, own, artifact)
         except BaseException:
@@ -143,6 +150,20 @@ def create_env(lock_path: Path, fmt: str, *, python: str | None = None, cache: P
         write_atomic(marker, (json.dumps(record, sort_keys=True, indent=2) + "\n").encode("utf-8"))
     return CreatedEnv(path=target, python=target / "bin" / "python", lock_sha256=digest, reused=False,
                       packages=len(lock.packages))
+
+
+def uv_compiles_for(env: Path) -> bool:
+    """Whether ``uv pip install --compile-bytecode`` can compile for the environment ``env``:
+    uv's compiler script needs Python 3.7 (``py_compile.PycInvalidationMode``), and a lock of a
+    paper's Python 3.6 is built with 3.6 (its ``pyvenv.cfg`` says which)."""
+    import re
+
+    try:
+        config = (env / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True
+    found = re.search(r"^version(?:_info)?\s*=\s*(\d+)\.(\d+)", config, re.M)
+    return found is None or (int(found.group(1)), int(found.group(2))) >= (3, 7)
 
 
 def _names_own_package(lock_path: Path) -> bool:
@@ -183,7 +204,8 @@ def _install_own_package(uv: str, target: Path, source: PackageSource, artifact:
     with temporary_directory() as tmp:
         copy = staged_copy(source, artifact, Path(tmp))
         _run([uv, "pip", "install", "--quiet", "--python", str(target / "bin" / "python"), "--no-deps",
-              "--no-build-isolation", "--no-index", "--compile-bytecode", str(copy)],
+              "--no-build-isolation", "--no-index", *(["--compile-bytecode"] if uv_compiles_for(target) else []),
+              str(copy)],
              f"installing the artifact's package {source.name!r} from {source.rel}")
 
 

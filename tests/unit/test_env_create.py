@@ -58,3 +58,16 @@ def test_digest_mismatch_is_refused_before_anything_runs(tmp_path: Path) -> None
     with pytest.raises(CreateError, match="refusing to build from a lock the manifest does not pin"):
         create_env(lock, "requirements-hashes", cache=tmp_path / "cache", expected_sha256="0" * 64)
     assert not (tmp_path / "cache").exists()
+
+
+def test_uv_compiles_bytecode_only_for_python_3_7_and_later(tmp_path: Path) -> None:
+    # uv's compiler script needs py_compile.PycInvalidationMode (Python 3.7): an environment of a
+    # paper's Python 3.6 is compiled by its own compileall instead (mapreduce-figures' lock).
+    from rra_tools.env.create import uv_compiles_for
+
+    for text, compiles in (("home = /x\nversion_info = 3.6.15\n", False), ("version = 3.6.9\n", False),
+                           ("version_info = 3.7.16\n", True), ("version_info = 3.12.1.final.0\n", True),
+                           ("home = /x\n", True)):
+        (tmp_path / "pyvenv.cfg").write_text(text)
+        assert uv_compiles_for(tmp_path) is compiles, text
+    assert uv_compiles_for(tmp_path / "missing") is True
