@@ -7,7 +7,7 @@ something that cannot count. The CLI refuses it unless forced.
 
 Only the manifest is checked: the artifact's files (digests of shipped data can take minutes to
 hash) and the levels (running is how an artifact earns them) are ``rra validate``'s. The answer
-is a pure function of the manifest's bytes, the configuration and this package, so it is cached
+is a pure function of the manifest's bytes and path, the configuration and this package, so it is cached
 like the parsed manifest: a repeat ``rra run`` pays a file read and a hash.
 """
 
@@ -69,8 +69,10 @@ def manifest_problems(manifest_path: Path) -> tuple[list[str], list[str]]:
         raise ArtifactError(exc.message, exc.hint) from None
     except LoadError as exc:
         raise ArtifactError(f"{manifest_path}: {exc.problem.message}") from None
+    # The lines name the manifest's path: two artifacts with the same manifest bytes are two entries.
     key = hashlib.sha256(b"\0".join((b"preflight", __version__.encode(), ",".join(NOT_BLOCKING).encode(),
-                                     ",".join(WARNING_ONLY).encode(), schema_bytes(), raw))).hexdigest()
+                                     ",".join(WARNING_ONLY).encode(), schema_bytes(),
+                                     str(manifest_path).encode("utf-8", "surrogateescape"), raw))).hexdigest()
     cached = read_json_entry("preflight", key)
     if isinstance(cached, list) and len(cached) == 2 and all(
             isinstance(part, list) and all(isinstance(line, str) for line in part) for part in cached):
