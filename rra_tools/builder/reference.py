@@ -172,10 +172,30 @@ def _version(data: Mapping[str, Any]) -> tuple[int, int]:
     return (int(match.group(1)), int(match.group(2))) if match else (1, 0)
 
 
+#: The fingerprint ``rra init`` gives the reported value it writes as a drafted claim's one
+#: observation (builder/draft_claims.py): the schema asks for one before any run exists.
+DRAFTED_STAND_IN = "not reported by the authors"
+
+
+def is_drafted_stand_in(claim: Mapping[str, Any], observation: Any) -> bool:
+    """Whether ``observation`` is the reported value a draft wrote as the claim's observation:
+    its value, no run record, the draft's fingerprint. The paper's value is not an observation
+    (spec/04-levels.md); once runs are observed it is taken out, else it would widen their
+    interval until it holds the paper's number whatever the runs give."""
+    reported = claim.get("reported")
+    fingerprint = observation.get("fingerprint") if isinstance(observation, Mapping) else None
+    return (isinstance(observation, Mapping) and isinstance(reported, Mapping) and not observation.get("run_record")
+            and observation.get("value") == reported.get("value") and isinstance(fingerprint, Mapping)
+            and fingerprint.get("hardware") == DRAFTED_STAND_IN)
+
+
 def add_references(artifact_dir: str | Path, records: Sequence[str | Path], *, by: str,
-                   origin: str, machine: str | None = None, every: bool = False) -> list[AddedObservation]:
+                   origin: str, machine: str | None = None, every: bool = False,
+                   set_aside: list[str] | None = None) -> list[AddedObservation]:
     """Turn ``records`` into observations (see the module docstring); all or nothing. A launcher's
-    run folder among ``records`` gives its newest successful record, or each one with ``every``."""
+    run folder among ``records`` gives its newest successful record, or each one with ``every``.
+    A claim that then has two observations of runs loses the draft's stand-in for one
+    (:func:`is_drafted_stand_in`); each such removal is said in ``set_aside``."""
     if not by.strip():
         raise ObservationError("--by is empty: say who ran these runs")
     if machine is not None and not machine.strip():
@@ -267,14 +287,28 @@ def add_references(artifact_dir: str | Path, records: Sequence[str | Path], *, b
                 entries.append((claim, observation))
                 added.append(AddedObservation(claim, record.metrics[claim], seed, rel))
 
+        removed: list[str] = []
+
         def mutate(document: Any) -> None:
+            removed.clear()
             for claim, observation in entries:
                 target = next(c for c in document["claims"] if c.get("id") == claim)
                 if target.get("reference") is None:
                     target["reference"] = {"observations": []}
                 target["reference"]["observations"].append(observation)
+            for claim in {claim for claim, _ in entries}:
+                target = next(c for c in document["claims"] if c.get("id") == claim)
+                observations = target["reference"]["observations"]
+                runs = [o for o in observations if isinstance(o, Mapping) and o.get("run_record")]
+                stand_ins = [o for o in observations if is_drafted_stand_in(target, o)]
+                if stand_ins and len(runs) >= 2:
+                    target["reference"]["observations"] = [o for o in observations if o not in stand_ins]
+                    removed.append(f"claim {claim}: the drafted observation {stand_ins[0].get('value')} (its reported "
+                                   "value, no run) set aside: the paper's value is not an observation")
 
         edit_manifest(artifact.manifest_path, mutate)
+        if set_aside is not None:
+            set_aside.extend(removed)
     except BaseException:
         for folder in copied:  # nothing copied without its observation
             shutil.rmtree(folder, ignore_errors=True)

@@ -121,7 +121,11 @@ def reference_add(records: tuple[str, ...], artifact: str, by: str, origin: str,
     run-record directory."""
     from ..builder.reference import add_references
 
-    added = add_references(artifact, records, by=by, origin=origin, machine=machine, every=every)
+    set_aside: list[str] = []
+    added = add_references(artifact, records, by=by, origin=origin, machine=machine, every=every,
+                           set_aside=set_aside)
     for item in added:
         click.echo(f"claim {item.claim}: observation {item.value:g} (seed or repeat {item.seed}) from "
                    f"{item.run_record}")
+    for line in set_aside:
+        click.echo(line)

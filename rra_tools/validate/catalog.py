@@ -161,7 +161,8 @@ _ALL = [
     _r("RRA505", "duplicate-observation-seed", W, "spec/04-levels.md#reference-observations",
        "Two reference observations of a claim share a seed, so they are not independent."),
     _r("RRA506", "reported-outside-interval", W, "spec/04-levels.md#acceptance-interval",
-       "The paper's reported value lies outside the reference interval and no discrepancy explains it."),
+       "The paper's reported value lies outside the reference interval and no discrepancy explains it; "
+       "the claim is then not reproduced (1.2)."),
     _r("RRA507", "stability-mismatch", E, "spec/04-levels.md#stable-and-variable-claims",
        "A claim's declared stability class differs from the class its observations give."),
     _r("RRA508", "unexplained-method-change", E, f"{_MANIFEST}#changes",

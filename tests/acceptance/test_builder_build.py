@@ -270,8 +270,12 @@ def test_a_dvc_pipeline_becomes_a_reproduced_artifact(tmp_path: Path) -> None:
                                                                  {"output": "metrics", "json_pointer": "/rmse"})
     rmse = json.loads((artifact / "eval/metrics.json").read_text())["rmse"]
     assert round(rmse, 3) == claim["reported"]["value"] == 0.115
-    # The authors' value and three runs of evaluate, which give the same number each time.
-    assert [o["value"] for o in claim["reference"]["observations"]] == [0.115, rmse, rmse, rmse]
+    # Three runs of evaluate, which give the same number each time; the reported value the draft
+    # wrote as the authors' observation is set aside (the paper's value is not an observation),
+    # and lies inside the runs' interval (0.1148 +- 0.0005).
+    assert [o["value"] for o in claim["reference"]["observations"]] == [rmse, rmse, rmse]
+    assert state(artifact)["reference"]["outputs"]["reported_set_aside"]["ridge-rmse"]["value"] == 0.115
+    assert "build: claim ridge-rmse: the observation 0.115 with no run record is its reported value" in done.stderr
     review = json.loads((artifact / ".rra/review/review.json").read_text())
     assert (review["passed"], review["clean_shell"], review["environment"]["mode"]) == (True, "pass", "locked")
     # Every stage ran again in the review's fresh copy, which holds no data until generate writes it.
@@ -398,7 +402,8 @@ def test_a_drafted_claim_is_confirmed_where_it_is_or_removed(tmp_path: Path) -> 
     assert [(d["id"], d["source"]) for d in steps["claims"]["decisions"]] == [("claim-1", "file")]
     assert validate(artifact)[0] == ["available", "functional", "reproduced"]
     [claim] = parse_document(manifest.read_text()).data["claims"]
-    assert [o["value"] for o in claim["reference"]["observations"]][0] == 0.944  # the authors' value, drafted
+    # The runs' values only: the authors' value the draft wrote (0.944) was set aside.
+    assert [o["value"] for o in claim["reference"]["observations"]] == [0.9444] * 3
 
 
 def test_a_bad_answer_is_an_error_naming_the_file_and_field(tmp_path: Path) -> None:
@@ -458,6 +463,23 @@ def test_what_cannot_be_built_is_a_usage_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert f"error: the raw repository {raw} or the build's options (--upstream, --id, --title) changed since " \
            f"{tmp_path / 'artifact'} was specified from it" in done.stderr
+
+
+def test_runs_that_do_not_give_the_reported_value_stop_the_build(tmp_path: Path) -> None:
+    # The drafted claim's observation is the paper's value (0.944); with three runs of 0.8889 the
+    # interval of all four held 0.944, and the build said "reproduced". The value is set aside,
+    # the runs' own interval is [0.8884, 0.8894], and the build stops saying so.
+    raw = make_repo("deterministic-metrics", tmp_path)
+    artifact = tmp_path / "artifact"
+    done = rra("build", str(raw), "-o", str(artifact), "--agent", agent("deterministic-metrics-other-row"),
+               "--review-env", "current", "--build-env", "current")
+    assert done.returncode == 1, done.stderr
+    assert ("error: the reference runs do not give the paper's number: claim 'nc-accuracy': reported 0.944, the "
+            "runs give 0.8889, 0.8889, 0.8889 (interval [0.8884, 0.8894])") in done.stderr
+    assert "rra discrepancy add --claim ID" in done.stderr
+    steps = state(artifact)
+    assert steps["reference"]["status"] == "failed" and steps["review"]["status"] != "done"
+    assert "reproduced" not in validate(artifact)[0]
 
 
 def test_a_review_that_does_not_pass_fails_the_build(tmp_path: Path) -> None:

@@ -166,3 +166,27 @@ def test_a_run_folder_without_a_successful_record_is_refused(artifact: Path) -> 
     done = rra("reference", "add", str(empty), "-C", str(artifact), "--by", "Ada", "--from", "refined")
     assert done.returncode == 2
     assert done.stderr.startswith(f"error: {str(empty)!r} holds no record.json and no run directory with one\n")
+
+
+def test_the_drafted_reported_value_is_set_aside_once_runs_are_observed(tmp_path: Path) -> None:
+    # rra init writes a table's number as the claim's one observation (the schema asks for one);
+    # it is the paper's value, not a run's. Kept beside the runs it widened their interval until
+    # it held the paper's number whatever they gave; once two runs are observed it is taken out.
+    root = _artifact(tmp_path, "1.1")
+    manifest = root / "rra.yaml"
+    text = manifest.read_text()
+    drafted = '{value: 0.82, seed: 0, fingerprint: {hardware: "x86_64, 8 cores", software: "cpython 3.7"}}'
+    assert drafted in text
+    manifest.write_text(text.replace(drafted, '{value: 0.82, repeat: 0, fingerprint: {hardware: "not reported by '
+                                              'the authors", software: "not reported by the authors"}}'))
+    first = _run(root)
+    done = rra("reference", "add", str(first), "-C", str(root), "--by", "Ada Example", "--from", "refined")
+    assert done.returncode == 0, done.stderr
+    assert "set aside" not in done.stdout  # one run: the drafted value still stands in
+    second = _run(root)
+    done = rra("reference", "add", str(second), "-C", str(root), "--by", "Ada Example", "--from", "refined")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == ("claim rmse: the drafted observation 0.82 (its reported value, no run) "
+                                            "set aside: the paper's value is not an observation")
+    assert "not reported by the authors" not in manifest.read_text()
+    assert manifest.read_text().count("run_record: runs/train/") == 2

@@ -113,6 +113,33 @@ def test_obtained_values_outside_the_interval(tmp_path: Path) -> None:
     assert reason == "claim 'accuracy': obtained 50 lies outside [90.688, 91.344]"
 
 
+def test_the_papers_number_outside_the_observations_is_not_reproduced(tmp_path: Path) -> None:
+    # The runs agree with the observations (about 91.0), but the paper printed 94.0: what is
+    # reproduced is the artifact, not the paper (RRA506), unless a discrepancy explains it.
+    def paper_says_94(data: dict[str, Any]) -> None:
+        data["claims"][0]["reported"]["value"] = 94.0
+
+    root, data = _artifact(tmp_path, paper_says_94)
+    [reason] = _reasons(root, data)["reproduced"]
+    assert reason == ("claim 'accuracy': the paper's 94 lies outside [90.688, 91.344], the interval of its "
+                      "observations, and no discrepancy explains it (RRA506)")
+    result = validate_path(root)
+    assert result.levels_met == ["available", "functional"]
+    assert {d.code for d in result.diagnostics} == {"RRA506", "RRA601"}
+
+    def explained(data: dict[str, Any]) -> None:
+        paper_says_94(data)
+        data["discrepancies"] = [{
+            "id": "eval-split", "paper_says": "Table 1 is on the validation split.",
+            "code_does": "train.py reports the test split.", "follows": "code",
+            "rationale": "The released code produced the public checkpoints.", "impact": "About 3 points lower.",
+            "claims": ["accuracy"]}]
+
+    shutil.rmtree(tmp_path / "artifact")
+    root, data = _artifact(tmp_path, explained)
+    assert _reasons(root, data)["reproduced"] == []
+
+
 def test_only_finite_numbers_are_obtained_values(tmp_path: Path) -> None:
     root, data = _artifact(tmp_path)
     for seed, value in enumerate([True, "91.0", None, {"v": 1}, 1e309 * 0]):

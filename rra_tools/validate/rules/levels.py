@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from ...answers import AnswerError, answer_mismatch, parse_answer
 from ...intervals import aggregate
 from ...io.paths import resolve_inside
 from ...io.read.run_records import is_successful, read_run_record
-from ..context import Context, Finding
+from ..context import Context, Finding, strings
 from . import check
 from ._numbers import as_number
 from .experiments import claim_interval
@@ -89,14 +90,16 @@ def level_reasons(ctx: Context) -> dict[str, list[str]]:
     claims = list(ctx.items("claims"))
     if not claims:
         reproduced.append("there are no claims to reproduce")
+    explained = {ref for _, d in ctx.items("discrepancies") for _, ref in strings(d.get("claims"))}
     for _, claim in claims:
-        reproduced.extend(_claim_reason(claim, good))
+        reproduced.extend(_claim_reason(claim, good, explained))
     reasons = {"available": available, "functional": functional, "reproduced": reproduced}
     ctx.memo["level_reasons"] = reasons
     return reasons
 
 
-def _claim_reason(claim: Mapping[str, Any], good: Mapping[str, list[Mapping[str, Any]]]) -> Iterator[str]:
+def _claim_reason(claim: Mapping[str, Any], good: Mapping[str, list[Mapping[str, Any]]],
+                  explained: AbstractSet[str] = frozenset()) -> Iterator[str]:
     ident, launcher = claim.get("id"), claim.get("launcher")
     if not isinstance(ident, str):
         return  # the schema layer reports the malformed id
@@ -125,6 +128,14 @@ def _claim_reason(claim: Mapping[str, Any], good: Mapping[str, list[Mapping[str,
         return
     if not interval.contains(obtained):
         yield (f"claim {ident!r}: obtained {obtained:.6g} lies outside [{interval.low:.6g}, {interval.high:.6g}]")
+        return
+    # The runs agree with the observations; the paper's number must too (1.2): observations that
+    # do not cover it reproduce the artifact, not the paper, unless a discrepancy says why.
+    reported = claim.get("reported")
+    value = as_number(reported.get("value")) if isinstance(reported, Mapping) else None
+    if value is not None and math.isfinite(value) and ident not in explained and not interval.contains(value):
+        yield (f"claim {ident!r}: the paper's {value:g} lies outside [{interval.low:.6g}, {interval.high:.6g}], the "
+               "interval of its observations, and no discrepancy explains it (RRA506)")
 
 
 def _answer_reason(claim: Mapping[str, Any], ident: str, kind: str,
