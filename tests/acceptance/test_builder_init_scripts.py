@@ -227,3 +227,21 @@ def test_install_commands_and_a_committed_results_header(tmp_path: Path) -> None
     assert "venv.py" not in out and "not drafted" not in out
     _found(out, "  claim-candidate  results/table.csv csv column accuracy  [run.py:4]  (a column of the CSV file "
                 "to_csv writes (its header as the repository's copy has it); not written: no reported value)")
+
+
+def test_a_readme_of_several_citations_leaves_the_paper_to_the_author(tmp_path: Path) -> None:
+    # The tsetlin-demos README cites the group's papers: the first citation's title with another
+    # link's arXiv id mixed three papers. With several, the title and ids are asked.
+    bib = "@article{{a{0},\n  title={{Paper {0}}},\n  author={{A. Author}},\n  year={{2021}}\n}}\n"
+    repo = repo_of(tmp_path, {
+        "README.md": ("# Tool\n\nSee https://arxiv.org/abs/1804.01508 and https://arxiv.org/abs/2105.00001, and "
+                      "https://doi.org/10.1000/xyz123.\n\n"
+                      "```bibtex\n" + bib.format(1) + bib.format(2) + "```\n"),
+        "run.py": "print('x')\n",
+    })
+    out, data = _init(repo)
+    paper = data["paper"]
+    assert isinstance(paper, dict)
+    assert "arxiv" not in paper and "doi" not in paper and str(paper["title"]).startswith("TODO")
+    assert "not used: the README links 2 arXiv id(s) and 1 DOI(s)" in out
+    assert "not used: the README holds 2 citation blocks; which one is the paper is asked" in out

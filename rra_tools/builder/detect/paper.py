@@ -143,18 +143,29 @@ def _readme_links(repo: RawRepo, paper: dict[str, Any], found: list[Finding]) ->
     text = repo.text(name) if name else None
     if name is None or text is None:
         return
+    # Several papers linked (a bibliography, related work): the first link is not more likely the
+    # paper's than the others, and taking it mixes one paper's title with another's id. Keep the
+    # ids only when the README links one paper (or the ids given already, from a citation file).
+    arxivs = set(match.group(1) for match in _ARXIV.finditer(text))
+    dois = set(match.group(1).rstrip(".,;") for match in _DOI.finditer(text))
+    # One arXiv id and one DOI are most often the preprint and the published paper: one paper.
+    several = (len(arxivs) > 1 or len(dois) > 1) and "arxiv" not in paper and "doi" not in paper
     for number, line in enumerate(text.splitlines(), 1):
         # One id may be written twice on a line ([arXiv:X](https://arxiv.org/abs/X)): report it once.
         for value in dict.fromkeys(match.group(1) for match in _ARXIV.finditer(line)):
             note = ""
-            if "arxiv" not in paper:
+            if several:
+                note = f"not used: the README links {len(arxivs)} arXiv id(s) and {len(dois)} DOI(s)"
+            elif "arxiv" not in paper:
                 paper["arxiv"] = value
             elif paper["arxiv"] != value:
                 note = f"another arXiv id than {paper['arxiv']!r}; the first one is used"
             found.append(Finding("paper.arxiv", value, name, number, note))
         for value in dict.fromkeys(match.group(1).rstrip(".,;") for match in _DOI.finditer(line)):
             note = ""
-            if "doi" not in paper:
+            if several:
+                note = f"not used: the README links {len(arxivs)} arXiv id(s) and {len(dois)} DOI(s)"
+            elif "doi" not in paper:
                 paper["doi"] = value
             elif paper["doi"] != value:
                 note = f"another DOI than {paper['doi']!r} (kept); check which one is the paper's"
@@ -192,7 +203,17 @@ def _readme_metadata(repo: RawRepo, paper: dict[str, Any], found: list[Finding])
     text = repo.text(name) if name else None
     if name is None or text is None:
         return
-    entry = re.search(r"@(?:article|inproceedings|misc|conference|techreport|phdthesis|book)\s*\{", text, re.I)
+    entries = list(re.finditer(r"@(?:article|inproceedings|misc|conference|techreport|phdthesis|book)\s*\{",
+                               text, re.I))
+    entry = entries[0] if entries else None
+    if entry is not None and len(entries) > 1 and "title" not in paper:
+        # A list of citations (the group's papers, related work): which one is this code's paper
+        # is the author's answer, not the first entry's.
+        line = text.count("\n", 0, entry.start()) + 1
+        found.append(Finding("paper.title", _bib_field(text[entry.start():entry.start() + 5000], "title") or "?",
+                             name, line, f"not used: the README holds {len(entries)} citation blocks; which one "
+                             "is the paper is asked"))
+        entry = None
     if entry is not None:
         block = text[entry.start():entry.start() + 5000]
         line = text.count("\n", 0, entry.start()) + 1
