@@ -154,3 +154,18 @@ def test_a_grid_table_of_narrow_columns_alone_in_the_docs_is_read(tmp_path: Path
     narrow = "+--+--+\n|m |a |\n+==+==+\n|x |9 |\n+--+--+\n"
     repo = _repo(tmp_path, {"docs/narrow.rst": narrow})
     assert [(f.file, f.line, f.parts) for f in detect_claims(repo)] == [("docs/narrow.rst", 4, ("cell", "x", "a", "9"))]
+
+
+def test_numbers_a_readme_code_block_shows_a_script_print() -> None:
+    # tsetlin-demos, hdc-digits: the README pastes the example's output under its command; the
+    # number of a printed label there is the reported value of that print's claim. Prose and
+    # labels no script prints are not read; one (label, number) is taken once.
+    from rra_tools.builder.detect.claims import metric_prints, shown_outputs
+
+    prints = metric_prints("demo.py", 'print(f"Accuracy: {acc:.2f}%")\nprint(f"F1: {f1}")\n')
+    readme = ("# Demo\n\nAccuracy: 50.00% in prose is not read.\n\n```bash\npython demo.py\n```\n\n```\n"
+              "Accuracy: 97.50%\nRecall: 0.123\nF1: 0.9\nAccuracy: 97.50%\n```\n")
+    found = shown_outputs("README.md", readme, prints)
+    assert [(f.line, f.value, f.parts) for f in found] == [
+        (10, "Accuracy = 97.50", ("cell", "output", "Accuracy", "97.50")),
+        (12, "F1 = 0.9", ("cell", "output", "F1", "0.9"))]

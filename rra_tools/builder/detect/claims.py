@@ -199,6 +199,31 @@ def metric_prints(name: str, text: str, tree: ast.Module | None = None) -> list[
     return found
 
 
+def shown_outputs(name: str, text: str, prints: list[Finding]) -> list[Finding]:
+    """Numbers a README's code blocks show a script print: a line of a block (the output pasted
+    under its command, a session's transcript) that one of ``prints``' patterns reads, as a
+    table cell whose column is the printed label, so that the draft pairs it with that print.
+    Prose is not read (a number in a sentence says too little of what it is)."""
+    from .fences import OUTSIDE, fenced_lines
+
+    patterns = [(f.parts[1], re.compile(f.parts[2])) for f in prints if len(f.parts) == 3 and f.parts[0] == "print"]
+    found: list[Finding] = []
+    seen: set[tuple[str, str]] = set()
+    for index, line, where in fenced_lines(text.splitlines()):
+        if where == OUTSIDE or len(line) > 500:
+            continue
+        for label, pattern in patterns:
+            match = pattern.search(line)
+            number = match.group(1).rstrip(".") if match else None
+            if number is None or not _NUMBER.fullmatch(number) or (label, number) in seen:
+                continue
+            seen.add((label, number))
+            found.append(Finding("claim-candidate", f"{label} = {number}", name, index + 1,
+                                 "a number a code block of the README shows a run print",
+                                 ("cell", "output", label, number)))
+    return found
+
+
 def detect_claims(repo: RawRepo) -> list[Finding]:
     """Candidate claims from Markdown, reStructuredText and LaTeX tables (top-level files and docs/)
     and metric prints in Python files."""
@@ -226,4 +251,11 @@ def detect_claims(repo: RawRepo) -> list[Finding]:
                 tree = repo.tree(name)
                 if tree is not None:
                     found.extend(metric_prints(name, text, tree))
+    prints = [f for f in found if f.parts[:1] == ("print",)]
+    readme = repo.first("README.md", "README.markdown", "README.rst", "README.txt", "README")
+    text = repo.text(readme) if readme is not None and prints else None
+    if readme is not None and text is not None:
+        tabled = {f.parts[2] for f in found if f.parts[:1] == ("cell",)}
+        # A label the README's tables already give a number for keeps the table's.
+        found.extend(f for f in shown_outputs(readme, text, prints) if f.parts[2] not in tabled)
     return found[:MAX_CANDIDATES]
