@@ -42,7 +42,8 @@ def init_command(raw_repo: str, artifact: str | None, upstream: str | None, arti
     console scripts, the README's commands that run a file of the repository, scripts with a
     __main__ guard or whose module level runs code, with their argparse or click options; the files
     their code writes become outputs) and candidate claims (numbers in Markdown, reStructuredText
-    and LaTeX tables, printed metrics, CSV columns and JSON keys the code writes, and the tables of
+    and LaTeX tables, printed metrics (with the number a README's code block shows the print give as the reported value),
+    CSV columns and JSON keys the code writes, and the tables of
     --paper FILE; a table's number becomes a claim, with the printed or written metric of the same
     name as its extraction, and TODOs to confirm it; results only in a figure or an array are
     printed as questions for rra build's claim step). Each item found is printed with its
