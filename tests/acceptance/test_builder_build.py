@@ -278,6 +278,9 @@ def test_a_dvc_pipeline_becomes_a_reproduced_artifact(tmp_path: Path) -> None:
     assert "build: claim ridge-rmse: the observation 0.115 with no run record is its reported value" in done.stderr
     review = json.loads((artifact / ".rra/review/review.json").read_text())
     assert (review["passed"], review["clean_shell"], review["environment"]["mode"]) == (True, "pass", "locked")
+    # evaluate is not stochastic: its review run of repeat 0 compares with the build's records of
+    # other repeats (the reference step's 1 to 3, the execute step's before repeats were declared).
+    assert [f["code"] for f in review["findings"] if f["code"] == "RRA905"] == []
     # Every stage ran again in the review's fresh copy, which holds no data until generate writes it.
     assert [r["launcher"] for r in review["runs"]][:4] == ["generate", "prepare", "train", "evaluate"]
     levels, codes = validate(artifact)

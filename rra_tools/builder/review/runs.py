@@ -290,6 +290,13 @@ def compare_with_records(runs: CleanShellRuns, best: Mapping[Key, tuple[Mapping[
         key: Key = (r["launcher"], r["seed"], r.get("repeat"))
         where = findings.rel(run.record_path)
         held = best.get(key)
+        if held is None and r["seed"] is None and stochastic.get(r["launcher"]) is False:
+            # A launcher that is not stochastic runs the same argv whatever its repeat index: a
+            # record of another repeat, or of a run made before repeats were declared (the
+            # build's execute step), is the author's run to compare with.
+            same_launcher = sorted((k for k in best if k[0] == r["launcher"] and k[1] is None),
+                                   key=lambda k: -1 if k[2] is None else k[2])
+            held = best[same_launcher[0]] if same_launcher else None
         what = f"launcher {r['launcher']!r} {_which(r['seed'], r.get('repeat'))}"
         same: bool | None = None
         if run.successful and held is None:
