@@ -19,7 +19,6 @@ Nothing is printed; a run that cannot be set up (e.g. ``GpuUnavailable``) is rep
 
 from __future__ import annotations
 
-import dataclasses
 import signal
 import threading
 from collections.abc import Callable, Sequence
@@ -119,7 +118,7 @@ def run_plans(plans: Sequence[RunPlan], options: RunOptions | None = None, *,
     hooks = hooks or PlanHooks()
     options = options or RunOptions()
     if options.stop is None:
-        options = dataclasses.replace(options, stop=threading.Event())
+        options = options.replace(stop=threading.Event())
     stop = options.stop
     assert stop is not None
     outcome = PlanOutcome()
