@@ -33,14 +33,15 @@ class Plain:
     _uncompared: tuple[str, ...] = ()
 
     @classmethod
-    def _fields(cls) -> tuple[str, ...]:
+    def field_names(cls) -> tuple[str, ...]:
+        """The fields, in order (the slots of the class and its bases, bases first)."""
         return tuple(name for base in reversed(cls.__mro__) for name in base.__dict__.get("__slots__", ()))
 
     def _compared(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self._fields() if name not in self._uncompared)
+        return tuple(getattr(self, name) for name in self.field_names() if name not in self._uncompared)
 
     def __repr__(self) -> str:
-        shown = (f"{name}={getattr(self, name)!r}" for name in self._fields() if name not in self._unshown)
+        shown = (f"{name}={getattr(self, name)!r}" for name in self.field_names() if name not in self._unshown)
         return f"{type(self).__qualname__}({', '.join(shown)})"
 
     def __eq__(self, other: object) -> bool:
@@ -53,12 +54,12 @@ class Plain:
 
     def as_dict(self) -> dict[str, Any]:
         """The fields by name (``dataclasses.asdict`` of a record whose fields are plain values)."""
-        return {name: getattr(self, name) for name in self._fields()}
+        return {name: getattr(self, name) for name in self.field_names()}
 
     def replace(self: _P, **changes: Any) -> _P:
         """A copy with ``changes`` (``dataclasses.replace``; the same class, subclasses too)."""
         copy = object.__new__(type(self))
-        for name in self._fields():
+        for name in self.field_names():
             object.__setattr__(copy, name, changes.pop(name) if name in changes else getattr(self, name))
         if changes:
             raise TypeError(f"{type(self).__qualname__} has no field(s) {', '.join(sorted(changes))}")

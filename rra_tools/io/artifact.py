@@ -18,13 +18,16 @@ import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from ..errors import ExitStatus
 from ..plain import Frozen
 from .errors import IOLayerError, InputError, LoadError
 from ..model.manifest_view import ManifestSpec, read_manifest
 from .paths import lexical_issue
+
+TYPE_CHECKING = False  # typing costs ~2 ms at import; mypy reads this name as true
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Artifact", "ArtifactError", "checked_manifest", "load_artifact"]
 

@@ -315,7 +315,7 @@ def _options(options: RunOptions | None) -> ContainerOptions:
         return options
     if options is None:
         return ContainerOptions()
-    return ContainerOptions(**{name: getattr(options, name) for name in RunOptions._fields()})
+    return ContainerOptions(**{name: getattr(options, name) for name in RunOptions.field_names()})
 
 
 def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:

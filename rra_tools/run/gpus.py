@@ -21,12 +21,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from typing import TYPE_CHECKING, Any
 
 from ..plain import Frozen, Plain
 from .errors import GpuUnavailable
 
+TYPE_CHECKING = False  # typing costs ~2 ms at import; mypy reads this name as true
 if TYPE_CHECKING:
+    from typing import Any
+
     from .concurrency import RunSlot
     from .plan import RunPlan
 

@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any
 
 from ..io.paths import resolve_inside
 from ..model.vocab import Executor, RunStatus
@@ -33,6 +32,10 @@ from .outcome import host_record, record_head, snapshot_before, write_record
 from .pending import Pending
 from .plan import RunPlan
 from .records import StreamRedactor, fresh_private_dir, new_run_dir
+
+TYPE_CHECKING = False  # typing costs ~2 ms at import; mypy reads this name as true
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 __all__ = ["MEMORY_LIMIT_NOTE", "MINIMAL_PATH", "Progress", "RunOptions", "RunResult", "Tee", "Watchdog", "clean_environment", "execute"]
 

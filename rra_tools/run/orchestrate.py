@@ -22,11 +22,14 @@ from __future__ import annotations
 import signal
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from .errors import ArtifactError, RunError
 from .local import RunOptions, RunResult, execute
 from .plan import RunPlan
+
+TYPE_CHECKING = False  # typing costs ~2 ms at import; mypy reads this name as true
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Executor", "PlanHooks", "PlanOutcome", "Refused", "Skipped", "run_plans"]
 
