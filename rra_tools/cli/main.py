@@ -18,6 +18,8 @@ TYPE_CHECKING = False  # typing costs ~2 ms at import; mypy reads this name as t
 if TYPE_CHECKING:
     from typing import Any, NoReturn
 
+    from .failure import Failure
+
 # cli, COMMANDS and FORMATS are also read here (see __getattr__), from .app.
 __all__ = ["FAST_EXIT_COMMANDS", "entry", "fast_run_args", "fast_validate_paths", "main"]
 
@@ -111,15 +113,19 @@ def _reported(command: Callable[[], int]) -> int:
     import errno
 
     from ..errors import RRAError
-    from .failure import INTERRUPTED, Failure, as_failure
     from .output import echo
 
+    # .failure is imported on a failure only: a run that succeeds does not pay for it.
     failure: Failure | None
     try:
         return command()
     except KeyboardInterrupt:
+        from .failure import INTERRUPTED
+
         failure = INTERRUPTED
     except (RRAError, ImportError, FileNotFoundError) as exc:
+        from .failure import as_failure
+
         failure = as_failure(exc)
         if failure is None:
             raise

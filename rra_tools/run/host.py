@@ -38,7 +38,8 @@ def package_set(site_dirs: tuple[str, ...] | None = None) -> tuple[str, ...]:
         except OSError:
             continue
         for name in names:
-            match = _DIST_INFO.match(name)
+            # A site directory holds far more modules than distributions: the suffix is tested first.
+            match = _DIST_INFO.match(name) if name.endswith(".dist-info") else None
             if match:
                 lines.add(f"{_normalise(match['name'])}=={match['version']}")
             elif name.endswith(".egg-info"):
@@ -102,9 +103,11 @@ def lock_match(root: Path, lock: Any, packages: Sequence[str]) -> dict[str, Any]
     locked = _locked_packages(resolved.path, str(lock.format), lock.path, sha)
     if locked is None:
         return None
-    from ..env.markers import marker_applies
+    expected = [(name, version) for name, version, marker in locked if not marker]
+    if len(expected) < len(locked):  # its package's import, on the locks whose packages have markers
+        from ..env.markers import marker_applies
 
-    expected = [(name, version) for name, version, marker in locked if marker_applies(marker)]
+        expected = [(name, version) for name, version, marker in locked if marker_applies(marker)]
     return compare_with_lock(packages, expected, lock.path, sha)
 
 
