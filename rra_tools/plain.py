@@ -56,6 +56,13 @@ class Plain:
         """The fields by name (``dataclasses.asdict`` of a record whose fields are plain values)."""
         return {name: getattr(self, name) for name in self.field_names()}
 
+    def __setstate__(self, state: tuple[Any, dict[str, Any]] | dict[str, Any]) -> None:
+        # pickle and copy restore a slotted object's fields with setattr, which a class that
+        # refuses assignment refuses: set them as its __init__ does.
+        fields = state[1] if isinstance(state, tuple) else state
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
     def replace(self: _P, **changes: Any) -> _P:
         """A copy with ``changes`` (``dataclasses.replace``; the same class, subclasses too)."""
         copy = object.__new__(type(self))
