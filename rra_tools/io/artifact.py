@@ -64,7 +64,7 @@ class Artifact(Frozen):
 
     @property
     def manifest(self) -> ManifestSpec:
-        """What running needs, as plain tuples with the models' names and defaults (read once)."""
+        """What running needs, as plain record classes with the models' names and defaults (read once)."""
         if self._manifest is None:
             self._manifest = read_manifest(self.data)
         return self._manifest
