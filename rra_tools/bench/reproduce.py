@@ -191,7 +191,7 @@ def _in_cell(cell: AttemptCell, workspace: Path, seed: int | None, plans: Sequen
     env = {}
     if slot.devices:
         # The leased devices are the only ones inside, numbered from 0 as CUDA numbers them.
-        env[INVENTORY_ENV] = json.dumps([{**dataclasses.asdict(g), "index": i} for i, g in enumerate(slot.devices)])
+        env[INVENTORY_ENV] = json.dumps([{**g.as_dict(), "index": i} for i, g in enumerate(slot.devices)])
     command = shlex.join([sys.executable, "-m", "rra_tools.bench.attempt_cell", str(workspace), cell.task.launcher,
                           "-" if seed is None else str(seed),
                           "-" if slot.memory_limit_mib is None else str(slot.memory_limit_mib)])

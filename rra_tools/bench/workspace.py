@@ -197,18 +197,18 @@ def _copy_refined(task: ResolvedTask, target: Path, without: tuple[str, ...] = (
 def _task_description(taskset: LoadedTaskSet, task: ResolvedTask, condition: str, paper_file: str | None,
                       limits: Mapping[str, Any]) -> dict[str, Any]:
     claim = next(c for c in task.artifact.manifest.claims if c.id == task.task.claim)
-    extract = {k: v for k, v in claim.extract._asdict().items() if v is not None}
+    extract = {k: v for k, v in claim.extract.as_dict().items() if v is not None}
     if "csv" in extract:
-        extract["csv"] = {k: v for k, v in extract["csv"]._asdict().items() if v is not None}
+        extract["csv"] = {k: v for k, v in extract["csv"].as_dict().items() if v is not None}
     if "regex" in extract:
-        extract["regex"] = extract["regex"]._asdict()
+        extract["regex"] = extract["regex"].as_dict()
     manifest_claim = next(c for c in task.artifact.data.get("claims", []) if c.get("id") == claim.id)
     paper = task.artifact.data.get("paper", {})
     return {
         "task": task.key, "condition": condition, "taskset": taskset.model.id,
         "paper": {"title": paper.get("title"), "file": paper_file,
                   **{k: paper[k] for k in ("doi", "arxiv", "url", "year", "venue") if k in paper}},
-        "claim": {"id": claim.id, "metric": claim.metric._asdict(), "paper_location": manifest_claim.get(
+        "claim": {"id": claim.id, "metric": claim.metric.as_dict(), "paper_location": manifest_claim.get(
             "paper_location"), "precision": claim.reported.precision, "aggregate": claim.aggregate,
                   # The kind is said only when the answer is not a number (RRA 1.2), so that the
                   # descriptions of number tasks stay as they were.

@@ -4,21 +4,20 @@ through the same :func:`as_failure`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..errors import ExitStatus, RRAError
+from ..plain import Frozen
 from .extras import extra_for, missing_extra_message
 
 __all__ = ["INTERRUPTED", "Failure", "as_failure"]
 
 
-@dataclass(frozen=True)
-class Failure:
+class Failure(Frozen):
     """What the CLI prints for a failure, and the status it exits with."""
 
-    message: str
-    exit_status: ExitStatus
-    hint: str | None = None
+    __slots__ = ("message", "exit_status", "hint")
+
+    def __init__(self, message: str, exit_status: ExitStatus, hint: str | None = None) -> None:
+        self.message, self.exit_status, self.hint = message, exit_status, hint
 
     def lines(self) -> list[str]:
         """``error: <message>``, then ``hint: <hint>`` when there is one."""

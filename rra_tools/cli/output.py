@@ -7,7 +7,10 @@ import codecs
 import io
 import re
 import sys
-from typing import TextIO
+
+TYPE_CHECKING = False  # typing costs ~2 ms at import; mypy reads this name as true
+if TYPE_CHECKING:
+    from typing import TextIO
 
 __all__ = ["echo", "plain_streams"]
 

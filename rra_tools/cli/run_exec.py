@@ -5,12 +5,14 @@ it (rra_tools/cli/main.py); the command and its arguments are in :mod:`.run_cmd`
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
 
 from ..errors import ExitStatus
 from .output import echo
 
+TYPE_CHECKING = False  # typing costs ~2 ms at import; mypy reads this name as true
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..run.container import Engine
     from ..run.local import Progress, RunResult
     from ..run.orchestrate import Executor, Skipped

@@ -17,15 +17,17 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from ..errors import ExitStatus
+from ..plain import Frozen
 from .errors import IOLayerError, InputError, LoadError
 from ..model.manifest_view import ManifestSpec, read_manifest
 from .paths import lexical_issue
+
+TYPE_CHECKING = False  # typing costs ~2 ms at import; mypy reads this name as true
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Artifact", "ArtifactError", "checked_manifest", "load_artifact"]
 
@@ -41,24 +43,31 @@ class ArtifactError(IOLayerError):
         self.hint = hint
 
 
-@dataclass(frozen=True)
-class Artifact:
-    """A loaded artifact: root directory, manifest file, data (schema-valid) and digest."""
+class Artifact(Frozen):
+    """A loaded artifact: root directory, manifest file, data (schema-valid) and digest.
 
-    root: Path
-    manifest_path: Path
-    data: Mapping[str, Any]
-    #: SHA-256 of the manifest's canonical JSON (sorted keys, compact separators, UTF-8): the
-    #: artifact digest run records, SBOMs and provenance carry.
-    digest: str
-    #: Views that higher layers derive from the data once and keep with the artifact (e.g. the
-    #: pydantic model, :func:`rra_tools.env.artifact.manifest_model`), by name.
-    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    ``digest`` is the SHA-256 of the manifest's canonical JSON (sorted keys, compact
+    separators, UTF-8): the artifact digest run records, SBOMs and provenance carry. ``memo``
+    holds views that higher layers derive from the data once and keep with the artifact (e.g.
+    the pydantic model, :func:`rra_tools.env.artifact.manifest_model`), by name; it is neither
+    shown nor compared.
+    """
 
-    @cached_property
+    __slots__ = ("root", "manifest_path", "data", "digest", "memo", "_manifest")
+    _unshown = _uncompared = ("memo", "_manifest")
+
+    def __init__(self, root: Path, manifest_path: Path, data: Mapping[str, Any], digest: str,
+                 memo: dict[str, Any] | None = None) -> None:
+        self.root, self.manifest_path, self.data, self.digest = root, manifest_path, data, digest
+        self.memo: dict[str, Any] = {} if memo is None else memo
+        self._manifest: ManifestSpec | None = None
+
+    @property
     def manifest(self) -> ManifestSpec:
-        """What running needs, as plain tuples with the models' names and defaults."""
-        return read_manifest(self.data)
+        """What running needs, as plain record classes with the models' names and defaults (read once)."""
+        if self._manifest is None:
+            self._manifest = read_manifest(self.data)
+        return self._manifest
 
     def inside(self, rel: str) -> Path:
         """``rel`` under the artifact root; ArtifactError when it leads out of the root."""

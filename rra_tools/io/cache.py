@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing costs ~2 ms at import; mypy reads this name as true
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["CACHE_VAR", "cache_root", "read_json_entry", "write_json_entry"]
 

@@ -9,8 +9,8 @@ import stat
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing costs ~2 ms at import; mypy reads this name as true
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 

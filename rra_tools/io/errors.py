@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..errors import ExitStatus, RRAError
+from ..plain import Frozen
 
 __all__ = ["IOLayerError", "InputError", "LoadError", "Problem"]
 
@@ -19,16 +18,15 @@ class IOLayerError(RRAError):
     """
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Frozen):
     """A located problem found while reading a document (e.g. a duplicate key)."""
 
-    code: str
-    message: str
-    line: int | None = None
-    column: int | None = None
-    hint: str | None = None
-    pointer: str = ""
+    __slots__ = ("code", "message", "line", "column", "hint", "pointer")
+
+    def __init__(self, code: str, message: str, line: int | None = None, column: int | None = None,
+                 hint: str | None = None, pointer: str = "") -> None:
+        self.code, self.message, self.line, self.column, self.hint, self.pointer = (
+            code, message, line, column, hint, pointer)
 
 
 class LoadError(IOLayerError):

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # typing costs ~2 ms at import; mypy reads this name as true
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["INT_MAX", "INT_MIN", "MAX_DEPTH", "MAX_MANIFEST_BYTES", "MAX_NODES", "has_out_of_range_integer", "out_of_range_integers", "out_of_range_message"]
 

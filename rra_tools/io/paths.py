@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+
+from ..plain import Frozen
 
 __all__ = ["MANIFEST_NAMES", "PathIssue", "ResolvedPath", "RootResolver", "lexical_issue", "resolve_inside"]
 
@@ -31,13 +32,13 @@ class PathIssue(Enum):
 _Place = tuple[str, str, bool]
 
 
-@dataclass(frozen=True)
-class ResolvedPath:
+class ResolvedPath(Frozen):
     """The outcome of resolving one relative path."""
 
-    path: Path | None
-    issue: PathIssue | None = None
-    detail: str = ""
+    __slots__ = ("path", "issue", "detail")
+
+    def __init__(self, path: Path | None, issue: PathIssue | None = None, detail: str = "") -> None:
+        self.path, self.issue, self.detail = path, issue, detail
 
 
 def lexical_issue(rel: str) -> PathIssue | None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing costs ~2 ms at import; mypy reads this name as true
 if TYPE_CHECKING:
+    from typing import Any
+
     from .manifest import Manifest
 
 __all__ = ["Manifest"]

@@ -37,7 +37,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
@@ -90,20 +90,24 @@ _SIGTERM, _SIGKILL = 15, 9
 _PROBE_API_VERSION = "1.40"
 
 
-@dataclass
 class ContainerOptions(RunOptions):
-    """RunOptions plus where the engine is, which image, which network."""
+    """RunOptions plus where the engine is, which image, which network. Its own fields (keyword
+    arguments, after RunOptions's):
 
-    #: Image reference to run instead of the manifest's environment.image.
-    image: str | None = None
-    #: Engine address; None: RRA_CONTAINER_HOST, else DOCKER_HOST, else DEFAULT_ENGINE_URL.
-    engine_url: str | None = None
-    #: Network mode ('bridge', 'host', a network name); None: no network at all.
-    network: str | None = None
-    #: A connected engine to reuse across runs; None connects (and disconnects) per run.
-    engine: Engine | None = None
-    #: Pull the image when the engine does not have it.
-    pull: bool = True
+    - ``image``: image reference to run instead of the manifest's environment.image.
+    - ``engine_url``: engine address; None: RRA_CONTAINER_HOST, else DOCKER_HOST, else
+      DEFAULT_ENGINE_URL.
+    - ``network``: network mode ('bridge', 'host', a network name); None: no network at all.
+    - ``engine``: a connected engine to reuse across runs; None connects (and disconnects) per run.
+    - ``pull``: pull the image when the engine does not have it.
+    """
+
+    __slots__ = ("image", "engine_url", "network", "engine", "pull")
+
+    def __init__(self, *, image: str | None = None, engine_url: str | None = None, network: str | None = None,
+                 engine: Engine | None = None, pull: bool = True, **options: Any) -> None:
+        super().__init__(**options)
+        self.image, self.engine_url, self.network, self.engine, self.pull = image, engine_url, network, engine, pull
 
 
 def engine_url(explicit: str | None = None, environ: Mapping[str, str] | None = None) -> str:
@@ -311,7 +315,7 @@ def _options(options: RunOptions | None) -> ContainerOptions:
         return options
     if options is None:
         return ContainerOptions()
-    return ContainerOptions(**{f.name: getattr(options, f.name) for f in fields(RunOptions)})
+    return ContainerOptions(**{name: getattr(options, name) for name in RunOptions.field_names()})
 
 
 def execute(plan: RunPlan, options: RunOptions | None = None) -> RunResult:

@@ -14,9 +14,12 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from ..io.journal import JOURNAL_VARIABLE
+
+TYPE_CHECKING = False  # typing costs ~2 ms at import; mypy reads this name as true
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["COMMIT_TIMEOUT_S", "commit_record"]
 

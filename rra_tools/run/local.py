@@ -18,13 +18,12 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any
 
 from ..io.paths import resolve_inside
 from ..model.vocab import Executor, RunStatus
+from ..plain import Frozen, Plain
 from .concurrency import RunSlot
 from .errors import RunError
 from .gpus import GpuInfo, GpuLease, held_for_run, inventory
@@ -34,55 +33,71 @@ from .pending import Pending
 from .plan import RunPlan
 from .records import StreamRedactor, fresh_private_dir, new_run_dir
 
+TYPE_CHECKING = False  # typing costs ~2 ms at import; mypy reads this name as true
+if TYPE_CHECKING:
+    from typing import IO, Any
+
 __all__ = ["MEMORY_LIMIT_NOTE", "MINIMAL_PATH", "Progress", "RunOptions", "RunResult", "Tee", "Watchdog", "clean_environment", "execute"]
 
 MINIMAL_PATH = "/usr/bin:/bin"
 
 
-@dataclass(frozen=True)
-class Progress:
+class Progress(Frozen):
     """Where a running launcher stands."""
 
-    launcher: str
-    seed: int | None
-    elapsed_s: float
-    expected_s: float
-    timeout_s: float
+    __slots__ = ("launcher", "seed", "elapsed_s", "expected_s", "timeout_s")
+
+    def __init__(self, launcher: str, seed: int | None, elapsed_s: float, expected_s: float,
+                 timeout_s: float) -> None:
+        self.launcher, self.seed, self.elapsed_s, self.expected_s, self.timeout_s = (
+            launcher, seed, elapsed_s, expected_s, timeout_s)
 
 
-@dataclass
-class RunOptions:
-    """How to run: callbacks for output and progress, a stop event, the kill grace period."""
+class RunOptions(Plain):
+    """How to run: callbacks for output and progress, a stop event, the kill grace period.
 
-    #: Called with ('stdout' | 'stderr', bytes) as the process writes; from reader threads.
-    on_output: Callable[[str, bytes], None] | None = None
-    on_progress: Callable[[Progress], None] | None = None
-    progress_interval_s: float = 1.0
-    #: Set it (e.g. from a signal handler) to interrupt the run; it is recorded as interrupted.
-    stop: threading.Event | None = None
-    kill_grace_s: float = 5.0
-    #: Accelerator inventory; None reads it from the machine (see :mod:`.gpus`).
-    gpus: Sequence[GpuInfo] | None = None
-    #: Environment rra itself reads (RRA_GPU_*); None means os.environ. Never passed to the run.
-    environ: Mapping[str, str] | None = None
-    #: A virtual environment to run in (e.g. the one 'rra env create' built from the lock): its
-    #: bin directory leads PATH and VIRTUAL_ENV names it. None: this interpreter's environment.
-    env_dir: Path | None = None
-    #: Devices the caller already holds for this run (the benchmark executor's cell lease): the
-    #: run uses them instead of locking others, and leaves them held when it ends.
-    gpu_lease: GpuLease | None = None
-    #: Address-space limit of the launcher's process, MiB (RLIMIT_AS, inherited by what it
-    #: starts); None: no limit. The local executor only.
-    memory_limit_mib: int | None = None
+    Its fields (keyword arguments, all optional):
+
+    - ``on_output``: called with ('stdout' | 'stderr', bytes) as the process writes; from reader
+      threads.
+    - ``on_progress``: called with a :class:`Progress` every ``progress_interval_s``.
+    - ``stop``: set it (e.g. from a signal handler) to interrupt the run; it is recorded as
+      interrupted.
+    - ``kill_grace_s``: seconds between SIGTERM and SIGKILL.
+    - ``gpus``: accelerator inventory; None reads it from the machine (see :mod:`.gpus`).
+    - ``environ``: environment rra itself reads (RRA_GPU_*); None means os.environ. Never passed
+      to the run.
+    - ``env_dir``: a virtual environment to run in (e.g. the one 'rra env create' built from the
+      lock): its bin directory leads PATH and VIRTUAL_ENV names it. None: this interpreter's
+      environment.
+    - ``gpu_lease``: devices the caller already holds for this run (the benchmark executor's cell
+      lease): the run uses them instead of locking others, and leaves them held when it ends.
+    - ``memory_limit_mib``: address-space limit of the launcher's process, MiB (RLIMIT_AS,
+      inherited by what it starts); None: no limit. The local executor only.
+    """
+
+    __slots__ = ("on_output", "on_progress", "progress_interval_s", "stop", "kill_grace_s", "gpus", "environ",
+                 "env_dir", "gpu_lease", "memory_limit_mib")
+
+    def __init__(self, on_output: Callable[[str, bytes], None] | None = None,
+                 on_progress: Callable[[Progress], None] | None = None, progress_interval_s: float = 1.0,
+                 stop: threading.Event | None = None, kill_grace_s: float = 5.0,
+                 gpus: Sequence[GpuInfo] | None = None, environ: Mapping[str, str] | None = None,
+                 env_dir: Path | None = None, gpu_lease: GpuLease | None = None,
+                 memory_limit_mib: int | None = None) -> None:
+        self.on_output, self.on_progress, self.progress_interval_s = on_output, on_progress, progress_interval_s
+        self.stop, self.kill_grace_s, self.gpus, self.environ = stop, kill_grace_s, gpus, environ
+        self.env_dir, self.gpu_lease, self.memory_limit_mib = env_dir, gpu_lease, memory_limit_mib
 
 
-@dataclass(frozen=True)
-class RunResult:
-    """A finished run: its record and where it was written."""
+class RunResult(Frozen):
+    """A finished run: its record (as written: JSON data conforming to
+    schemas/rra-run-record-1.0.schema.json) and the directory it was written in."""
 
-    #: The record as written (JSON data conforming to schemas/rra-run-record-1.0.schema.json).
-    record: dict[str, Any]
-    directory: Path
+    __slots__ = ("record", "directory")
+
+    def __init__(self, record: dict[str, Any], directory: Path) -> None:
+        self.record, self.directory = record, directory
 
     @property
     def record_path(self) -> Path:

@@ -22,13 +22,16 @@ import json
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from ..model.vocab import RunStatus
 from .outcome import assemble_record, log_file
 from .plan import Artifact
 from ..io.atomic import scratch_name, write_atomic
 from .records import record_bytes, utc_stamp
+
+TYPE_CHECKING = False  # typing costs ~2 ms at import; mypy reads this name as true
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["PENDING_NAME", "Pending", "Unfinished", "finish_orphaned_runs"]
 

@@ -10,12 +10,12 @@ import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from enum import Enum
 
 from ..io.artifact import Artifact, load_artifact
 from ..model.manifest_view import LauncherSpec as Launcher
 from ..model.manifest_view import ParameterSpec as Parameter
+from ..plain import Frozen
 from .errors import PlanError
 
 __all__ = [
@@ -35,24 +35,30 @@ ParamValue = int | float | str | bool
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-@dataclass(frozen=True)
-class RunPlan:
-    """One launcher execution, fully resolved."""
+class RunPlan(Frozen):
+    """One launcher execution, fully resolved.
 
-    artifact: Artifact
-    launcher: Launcher
-    seed: int | None
-    parameters: dict[str, ParamValue]
-    argv: list[str]
-    cwd: str
-    env: dict[str, str] = field(default_factory=dict)
-    #: Declared outputs: (id, path relative to the root with placeholders resolved, format).
-    outputs: list[tuple[str, str, str]] = field(default_factory=list)
-    #: Number of the run of a seedless launcher (0 to repeats - 1); None for a stochastic one.
-    repeat: int | None = None
-    #: Values of the launcher's secrets (variables and parameters) by name, from the caller's
-    #: environment; never written anywhere (records and logs show '[redacted]').
-    secrets: dict[str, str] = field(default_factory=dict, repr=False)
+    Besides the launcher, seed, parameter values, argv and working directory: ``env``, the
+    launcher's variables; ``outputs``, the declared outputs as (id, path relative to the root
+    with placeholders resolved, format); ``repeat``, the number of the run of a seedless
+    launcher (0 to repeats - 1; None for a stochastic one); ``secrets``, the values of the
+    launcher's secrets (variables and parameters) by name, from the caller's environment, never
+    written anywhere (records and logs show '[redacted]', and so does ``repr``).
+    """
+
+    __slots__ = ("artifact", "launcher", "seed", "parameters", "argv", "cwd", "env", "outputs", "repeat", "secrets")
+    _unshown = ("secrets",)
+
+    def __init__(self, artifact: Artifact, launcher: Launcher, seed: int | None, parameters: dict[str, ParamValue],
+                 argv: list[str], cwd: str, env: dict[str, str] | None = None,
+                 outputs: list[tuple[str, str, str]] | None = None, repeat: int | None = None,
+                 secrets: dict[str, str] | None = None) -> None:
+        self.artifact, self.launcher, self.seed, self.parameters, self.argv, self.cwd = (
+            artifact, launcher, seed, parameters, argv, cwd)
+        self.env = {} if env is None else env
+        self.outputs = [] if outputs is None else outputs
+        self.repeat = repeat
+        self.secrets = {} if secrets is None else secrets
 
     @property
     def secret_values(self) -> list[str]:
