@@ -128,3 +128,26 @@ def test_the_drafted_requirements_say_why_they_were_written(tmp_path: Path) -> N
     declared = _repo(tmp_path / "c", {"requirements.txt": "numpy\n", "run.py": "import numpy\n"})
     assert (draft_manifest(declared.root).requirements_text, draft_manifest(declared.root).requirements_reason) == (
         None, None)
+
+
+def test_a_package_an_optional_extra_names_is_not_added(tmp_path: Path) -> None:
+    # pyod's shape: the code imports torch in its deep models, which pyproject.toml declares as
+    # the extra 'torch'; the run's requirements are [project] dependencies, so torch is reported,
+    # not added (it pulled torch and torch-geometric into a lock of a k-NN example).
+    from rra_tools.builder.detect.environment import detect_environment
+
+    for name, text in {
+        "pyproject.toml": '[project]\nname = "lib"\ndependencies = ["numpy>=1.20"]\n\n'
+                          '[project.optional-dependencies]\ntorch = ["torch>=2", "torch-geometric"]\n',
+        "setup.py": "from setuptools import setup\nsetup(name='lib', extras_require={'xgb': ['xgboost']})\n",
+        "lib/__init__.py": "", "lib/deep.py": "import torch\nimport torch_geometric\n",
+        "lib/boost.py": "import xgboost\n", "lib/knn.py": "import numpy\nimport scipy\n"}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    env = detect_environment(RawRepo.open(tmp_path), [])
+    assert env.source == "pyproject.toml"
+    assert [item.distribution for item in env.missing] == ["scipy"]
+    optional = {f.value: f.note for f in env.findings if f.item == "imported-optional"}
+    assert optional["torch"] == ("import torch; the extra 'torch' of pyproject.toml names it, pyproject.toml does "
+                                 "not: not added (add it if a launcher needs it)")
+    assert "the extra 'xgb' of setup.py" in optional["xgboost"]

@@ -367,7 +367,7 @@ def detect_environment(repo: RawRepo, problems: list[Finding], conda_file: str |
     _choose(env, sources)
     if env.source == readme and listed:
         env.origins = {r: f"{readme}:{n}" for r, n in listed}
-    _imports(env, imported_packages(repo))
+    _imports(env, imported_packages(repo), _extras(repo, setup_text))
     _python(repo, env, pythons)
     return env
 
@@ -399,9 +399,31 @@ def _subfolder_requirements(repo: RawRepo, sources: list[tuple[str, list[tuple[s
                                     f"({', '.join(folders)}); say which the run uses"))
 
 
-def _imports(env: DetectedEnvironment, imported: list[Imported]) -> None:
+def _extras(repo: RawRepo, setup_text: str | None) -> dict[str, str]:
+    """Canonical distribution name -> where an optional extra names it (pyproject.toml's
+    ``[project.optional-dependencies]``, setup.py's ``extras_require``)."""
+    found: dict[str, str] = {}
+    data = read_toml(repo, "pyproject.toml", []) if repo.text("pyproject.toml") is not None else None
+    project = data.get("project") if isinstance(data, dict) else None
+    optional = project.get("optional-dependencies") if isinstance(project, dict) else None
+    extras: list[tuple[str, Any, str]] = [(str(k), v, "pyproject.toml") for k, v in optional.items()] \
+        if isinstance(optional, dict) else []
+    if setup_text is not None:
+        declared = setup_py_metadata(setup_text).get("extras_require")
+        if declared is not None and isinstance(declared[0], dict):
+            extras.extend((str(k), v, "setup.py") for k, v in declared[0].items())
+    for extra, requirements, where in extras:
+        for requirement in requirements if isinstance(requirements, list) else []:
+            parsed = _requirement(requirement) if isinstance(requirement, str) else None
+            if parsed is not None:
+                found.setdefault(_canonical(parsed.name), f"the extra {extra!r} of {where}")
+    return found
+
+
+def _imports(env: DetectedEnvironment, imported: list[Imported], extras: dict[str, str] | None = None) -> None:
     """The imports as the source (when nothing declares requirements), else the packages the
-    source used leaves out, each a finding."""
+    source used leaves out, each a finding; one an optional extra names is reported, not added
+    (the package's users ask for it; a run of the experiments may not need it)."""
     required: list[Imported] = []
     for item in imported:  # one entry per distribution (mpl_toolkits and matplotlib are one)
         if not item.optional and all(_canonical(o.distribution) != _canonical(item.distribution) for o in required):
@@ -426,6 +448,12 @@ def _imports(env: DetectedEnvironment, imported: list[Imported]) -> None:
                 env.findings.append(Finding("imported-optional", item.distribution, item.file, item.line,
                                             f"inside try/except ImportError; {env.source} does not name it: not "
                                             "added"))
+                continue
+            extra = (extras or {}).get(_canonical(item.distribution))
+            if extra is not None:
+                env.findings.append(Finding("imported-optional", item.distribution, item.file, item.line,
+                                            f"import {item.module}; {extra} names it, {env.source} does not: not "
+                                            "added (add it if a launcher needs it)"))
                 continue
             env.missing.append(item)
             env.findings.append(Finding("imported-not-required", item.distribution, item.file, item.line,
