@@ -18,7 +18,9 @@ Launchers are named by id, not by their place in the draft (which changes as ``r
 - ``drop_launchers`` (``{launcher id: why}``) answers any placeholder of such a launcher by setting
   ``/launchers`` to the drafted list without every launcher named there (an install command the
   README shows is not an experiment);
-- in a ``set`` pointer, ``/launchers/{ID}/`` means the launcher whose id is ``ID``.
+- in a ``set`` pointer, ``/launchers/{ID}/`` means the launcher whose id is ``ID``;
+- a ``files`` entry's ``content`` may be a list of ``[old, new]`` replacements of the artifact's
+  file as it is now, instead of the whole text (a one-key fix without a copy of the file).
 
 A request with no answer is answered with ``give_up``, naming the decision, so that the build
 stops and says what the scripted author did not know (it never guesses). Every request it saw is
@@ -108,7 +110,28 @@ def answer_for(request: dict[str, Any], table: dict[str, Any]) -> dict[str, Any]
         question = str(request.get("question", "")).strip()
         body = {"give_up": f"{NO_ANSWER} for decision {ident!r} ({kind}): {question}"}
     body.pop("x-note", None)  # the answers file's own remarks stay out of the answer
+    if body.get("files"):
+        try:
+            body["files"] = [_edited(request, write) for write in body["files"]]
+        except ValueError as exc:
+            body = {"give_up": f"the scripted answer's replacement does not apply: {exc}"}
     return {"rra_agent_answer": ANSWER_FORMAT, "request": ident, **body}
+
+
+def _edited(request: dict[str, Any], write: dict[str, Any]) -> dict[str, Any]:
+    """A file to write: given whole, or as ``[[old, new], ...]`` replacements of the artifact's file
+    as it is now (a one-key fix is written as that key's change, not as a copy of the repository's
+    file; the same form as the tests' scripted agent, tests/fixtures/agents/scripted_agent.py)."""
+    content = write.get("content")
+    if isinstance(content, str) or not isinstance(content, list):
+        return write
+    path = Path(request["artifact"]) / str(write["path"])
+    text = path.read_text(encoding="utf-8")
+    for old, new in content:
+        if old not in text:
+            raise ValueError(f"{old!r} is not in {write['path']}")
+        text = text.replace(old, new)
+    return {**write, "content": text}
 
 
 def _log(request: dict[str, Any], answer: dict[str, Any]) -> None:

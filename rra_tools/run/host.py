@@ -146,9 +146,12 @@ def _python_version() -> str:
 
 
 def host_fingerprint(gpus: Sequence[GpuInfo] = (), *, packages: Sequence[str] | None = None,
-                     environment: str = "current", lock: dict[str, Any] | None = None) -> dict[str, Any]:
+                     environment: str = "current", lock: dict[str, Any] | None = None,
+                     python: str | None = None) -> dict[str, Any]:
     """The current host's fingerprint (a run record's ``host`` object) with the given
-    accelerator inventory; ``packages`` is the run's package set (default: this interpreter's)."""
+    accelerator inventory; ``packages`` is the run's package set (default: this interpreter's),
+    ``python`` the run's interpreter ('cpython 3.13.0'; default: this one's: a locked environment
+    may be built with another Python than rra's, from the manifest's interpreter version)."""
     packages = package_set() if packages is None else packages
     digest = hashlib.sha256("".join(line + "\n" for line in packages).encode("utf-8")).hexdigest()
     # What platform.system(), release(), machine(), python_implementation() and python_version()
@@ -158,7 +161,7 @@ def host_fingerprint(gpus: Sequence[GpuInfo] = (), *, packages: Sequence[str] | 
         "os": f"{uname.sysname} {uname.release}".strip(),
         "machine": uname.machine or "unknown",
         "cpus": os.cpu_count() or 1,
-        "python": f"{sys.implementation.name} {_python_version()}",
+        "python": python or f"{sys.implementation.name} {_python_version()}",
         "packages_digest": digest,
         "packages": len(packages),
         "gpus": [g.as_record() for g in gpus],
@@ -167,3 +170,18 @@ def host_fingerprint(gpus: Sequence[GpuInfo] = (), *, packages: Sequence[str] | 
     if lock is not None:
         host["lock"] = lock
     return host
+
+
+def env_python(env_dir: Path) -> str | None:
+    """The interpreter of a virtual environment, from its pyvenv.cfg ('cpython 3.13.0'), or None."""
+    try:
+        text = (env_dir / "pyvenv.cfg").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    fields = {key.strip(): value.strip() for key, value in
+              (line.split("=", 1) for line in text.splitlines() if "=" in line)}
+    # uv writes version_info (3.12.1.final.0 from some builds), venv writes version: X.Y.Z as
+    # platform.python_version() gives it.
+    found = re.match(r"\d+\.\d+(?:\.\d+)?", fields.get("version_info") or fields.get("version") or "")
+    implementation = fields.get("implementation", "cpython").lower()
+    return f"{implementation} {found.group(0)}" if found else None

@@ -22,7 +22,7 @@ from ..io.paths import PathIssue, resolve_inside
 from ..model.vocab import RECORD_VERSION, Executor, RunStatus
 from .gpus import GpuInfo
 from .journal import commit_record
-from .host import env_site_dirs, host_fingerprint, lock_match, package_set
+from .host import env_python, env_site_dirs, host_fingerprint, lock_match, package_set
 from .tree import OutputState, Snapshot, output_state, stray_writes, take_snapshot
 from .plan import RunPlan
 from ..io.atomic import write_atomic
@@ -264,7 +264,7 @@ def host_record(plan: RunPlan, executor: Executor, host_gpus: list[GpuInfo], env
     packages = package_set(env_site_dirs(env_dir)) if env_dir is not None else package_set()
     lock = lock_match(plan.artifact.root, plan.artifact.manifest.environment.lock, packages)
     return host_fingerprint(host_gpus, packages=packages, environment="locked" if env_dir else "current",
-                            lock=lock)
+                            lock=lock, python=env_python(env_dir) if env_dir is not None else None)
 
 
 def record_head(plan: RunPlan, *, executor: Executor, started: datetime, host: dict[str, Any],

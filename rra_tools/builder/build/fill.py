@@ -43,19 +43,40 @@ def run(build: Build) -> None:
         if asked.answer.files:
             raise AnswerInvalid(f"answer {answer_path}: field 'files': a placeholder answer changes the "
                                 "manifest only")
-        apply_set(build, asked.answer, answer_path, _fills(pointer, answer_path))
+        apply_set(build, asked.answer, answer_path, _fills(pointer, answer_path, _owner(artifact.data, pointer)))
         build.applied(request)
     raise BuildError(f"more than {MAX_DECISIONS} placeholders were asked; giving up")
 
 
-def _fills(pointer: str, answer_path: Path) -> Callable[[Any], None]:
+def _owner(data: Any, pointer: str) -> tuple[str, str] | None:
+    """The list item the TODO belongs to, as (its pointer, its id): the nearest enclosing object
+    with an 'id' (a launcher, a claim, an output), or None (a TODO of /paper or /code)."""
+    parts = pointer.split("/")[1:]
+    for end in range(len(parts) - 1, 0, -1):
+        prefix = "/" + "/".join(parts[:end])
+        try:
+            node = get_pointer(data, prefix)
+        except (KeyError, IndexError, TypeError, ValueError):
+            continue
+        if isinstance(node, Mapping) and isinstance(node.get("id"), str):
+            return prefix, node["id"]
+    return None
+
+
+def _fills(pointer: str, answer_path: Path, owner: tuple[str, str] | None = None) -> Callable[[Any], None]:
     """The check of a placeholder answer, before anything is written: it must leave no TODO at
-    ``pointer`` (a refused answer leaves the manifest as it was)."""
+    ``pointer`` (a refused answer leaves the manifest as it was). An answer that removes the item
+    the TODO belonged to (a launcher left out: the next launcher moves to its place, its own TODO
+    to the same pointer) settles the question too; that other TODO is asked next."""
     from ..draft import _placeholders
 
     def check(document: Any) -> None:
-        if pointer in _placeholders(plain_data(document)):
-            raise AnswerInvalid(f"answer {answer_path}: field 'set': it leaves the TODO at {pointer}",
-                                f"set the value at {pointer} itself; nothing was written")
+        data = plain_data(document)
+        if pointer not in _placeholders(data):
+            return
+        if owner is not None and _owner(data, pointer) != owner:
+            return  # the asked TODO's item is gone or moved: what sits there now is another question
+        raise AnswerInvalid(f"answer {answer_path}: field 'set': it leaves the TODO at {pointer}",
+                            f"set the value at {pointer} itself; nothing was written")
 
     return check

@@ -36,11 +36,21 @@ def _direct_references(build: Build) -> list[str]:
     ``git+https://...``, a URL): when one cannot be fetched, the index may well be reachable, and
     replacing it with a release from the index is a repair, not a reason to stop."""
     found = []
-    for name in _FILES[:2]:
+    # rra lock resolves the pip section of environment.yml too (env.resolve.declared_requirements):
+    # a git requirement there (yx14/disentangler_opt: '- git+https://github.com/yx14/pymanopt.git')
+    # is as much a direct reference as one in requirements.in.
+    for name in (*_FILES[:2], "environment.yml", "environment.yaml"):
         path = build.root / name
         text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+        conda = name.startswith("environment.")
         for line in text.splitlines():
             line = line.split("#", 1)[0].strip()
+            if conda:  # a YAML list item of the pip section: '- git+https://...'
+                if not line.startswith("-"):
+                    continue
+                line = line[1:].strip()
+                if not re.match(r"(git\+|hg\+|svn\+|bzr\+|\S+\s*@\s*(git\+|https?://))", line):
+                    continue  # a conda channel URL is not a pip requirement
             if re.search(r"(^|\s|@\s*)(git\+|hg\+|svn\+|bzr\+|https?://|file:)", line):
                 found.append(line)
     return found

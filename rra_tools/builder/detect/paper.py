@@ -18,7 +18,9 @@ __all__ = ["README_FILES", "detect_paper"]
 
 README_FILES = ("README.md", "README.rst", "README.txt", "README")
 
-_ARXIV = re.compile(r"(?:arxiv\.org/(?:abs|pdf)/|arXiv:\s?)([0-9]{4}\.[0-9]{4,5}(?:v[0-9]+)?)", re.IGNORECASE)
+#: An arXiv id: a link, or "arXiv:ID" also written "arXiv preprint: ID", "arXiv pre-print:ID" or
+#: "arXiv e-print ID" (yx14/disentangler_opt: "accompanies the arXiv pre-print:2508.19409").
+_ARXIV = re.compile(r"(?:arxiv\.org/(?:abs|pdf)/|arXiv(?:\s+(?:pre-?print|e-?print))?\s?:\s?|arXiv\s+(?:pre-?print|e-?print)\s+)([0-9]{4}\.[0-9]{4,5}(?:v[0-9]+)?)", re.IGNORECASE)
 _DOI = re.compile(r"(?:doi\.org/|doi:\s?)(10\.[0-9]{4,9}/[^\s\"'<>\])}]+)", re.IGNORECASE)
 _DOI_VALUE = re.compile(r"10\.[0-9]{4,9}/\S+")
 

@@ -1,0 +1,55 @@
+"""Defects the second real-repository corpus found (docs/builder-corpus.md, corpus 2), each
+with the shape of the repository that showed it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rra_tools.builder.agent import AnswerInvalid
+from rra_tools.builder.build.fill import _fills
+from rra_tools.builder.detect.paper import _ARXIV
+from rra_tools.run.host import env_python
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("accompanies the arXiv pre-print:2508.19409.", "2508.19409"),  # yx14/disentangler_opt
+    ("arXiv preprint arXiv:1804.01508v2", "1804.01508v2"),
+    ("an arXiv e-print 2101.00001", "2101.00001"),
+    ("https://arxiv.org/abs/2311.17047", "2311.17047"),
+    ("see arXiv: 2001.12345", "2001.12345"),
+])
+def test_arxiv_ids_in_the_forms_readmes_write(text: str, found: str) -> None:
+    match = _ARXIV.search(text)
+    assert match is not None and match.group(1) == found
+
+
+@pytest.mark.parametrize(("config", "python"), [
+    ("home = /usr/bin\nimplementation = CPython\nversion_info = 3.13.0\n", "cpython 3.13.0"),  # uv
+    ("home = /usr/bin\nversion_info = 3.12.1.final.0\n", "cpython 3.12.1"),
+    ("home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.7\n", "cpython 3.11.7"),  # venv
+    ("home = /usr/bin\n", None),
+])
+def test_a_locked_environment_records_its_own_python(tmp_path: Path, config: str, python: str | None) -> None:
+    # b-gibbs-ssvs: the environment was built with Python 3.13 from the manifest, and every run
+    # record (and so every observation's fingerprint) said rra's own 3.11.7.
+    (tmp_path / "pyvenv.cfg").write_text(config)
+    assert env_python(tmp_path) == python
+    assert env_python(tmp_path / "absent") is None
+
+
+def _launchers(*items: tuple[str, str]) -> dict[str, object]:
+    return {"launchers": [{"id": ident, "description": text, "argv": ["python", f"{ident}.py"]}
+                          for ident, text in items]}
+
+
+def test_a_placeholder_answer_may_drop_the_launcher_it_was_asked_about(tmp_path: Path) -> None:
+    # b-maximin-bnp: launcher 0 (a plotting helper) is dropped; the next launcher moves to
+    # /launchers/0 with its own TODO description, which is the next question, not a refusal.
+    pointer, answer = "/launchers/0/description", tmp_path / "a.json"
+    check = _fills(pointer, answer, ("/launchers/0", "plot"))
+    check(_launchers(("suite", "TODO: what suite.py computes")))  # plot dropped: accepted
+    check(_launchers(("plot", "Plots."), ("suite", "TODO: what suite.py computes")))  # answered: accepted
+    with pytest.raises(AnswerInvalid, match="it leaves the TODO at /launchers/0/description"):
+        check(_launchers(("plot", "TODO: what plot.py computes"), ("suite", "Runs the suite.")))
