@@ -139,6 +139,13 @@ def draft_manifest(raw: Path, *, upstream: str | None = None, artifact_id: str |
     if not draft.candidates and not draft.claim_questions:
         draft.claim_questions.append(Finding("claim-question", "no candidate claim: no results table, printed metric "
                                              "or number written to a file was found", ".", None, QUESTION_ADD))
+    elif not draft.claim_questions and not any(c.parts[:1] == ("cell",) for c in draft.candidates):
+        # Printed metrics, but no number the repository states that one of them prints: the
+        # result may be printed some other way (a library's report, model.print()), so the author
+        # is asked for the claim too, instead of finding no door but an unrelated print's decision.
+        draft.claim_questions.append(Finding("claim-question", "no stated number: the printed metrics found read no "
+                                             "number the repository's tables or shown outputs state", ".", None,
+                                             QUESTION_ADD))
     claims = draft_claims(draft.candidates, launchers)
     data["claims"] = claims.claims
     draft.written = claims.written

@@ -177,8 +177,10 @@ def test_what_is_not_a_script(tmp_path: Path) -> None:
         ("run_all", ["python", "run_all.py"])]
     _found(out, "  launcher         run_all: python run_all.py  [run_all.py:4]  (a script without a __main__ guard: its "
                 "module level runs code)")
-    # The printed metric is a candidate (with no reported value): no claim question is needed.
-    assert "claim questions" not in out
+    # The printed metric is a candidate with no reported value, and no number the repository
+    # states: the claim step also asks for the claim (the result may be printed another way).
+    _found(out, "  claim-question   no stated number: the printed metrics found read no number the repository's "
+                "tables or shown outputs state  [.]  (no claim can be read from it; add one)")
 
 
 def test_results_that_no_claim_can_read_are_questions(tmp_path: Path) -> None:

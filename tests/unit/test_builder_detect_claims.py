@@ -164,8 +164,12 @@ def test_numbers_a_readme_code_block_shows_a_script_print() -> None:
 
     prints = metric_prints("demo.py", 'print(f"Accuracy: {acc:.2f}%")\nprint(f"F1: {f1}")\n')
     readme = ("# Demo\n\nAccuracy: 50.00% in prose is not read.\n\n```bash\npython demo.py\n```\n\n```\n"
-              "Accuracy: 97.50%\nRecall: 0.123\nF1: 0.9\nAccuracy: 97.50%\n```\n")
+              "Accuracy: 97.50%\nRecall: 0.123\nF1: 0.9\nAccuracy: 97.50%\n```\n\n```\n$ python3 ./other.py\n"
+              "Accuracy: 91.00%\n```\n")
     found = shown_outputs("README.md", readme, prints)
     assert [(f.line, f.value, f.parts) for f in found] == [
         (10, "Accuracy = 97.50", ("cell", "output", "Accuracy", "97.50")),
-        (12, "F1 = 0.9", ("cell", "output", "F1", "0.9"))]
+        (12, "F1 = 0.9", ("cell", "output", "F1", "0.9")),
+        # The script a block's command runs is the row of the numbers under it (d-tm-parallel:
+        # each demo's pasted output pairs with that demo's print, not the first 'Accuracy:').
+        (18, "Accuracy = 91.00", ("cell", "other", "Accuracy", "91.00"))]

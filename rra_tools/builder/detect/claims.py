@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import PurePosixPath
 
 from .findings import Finding
 from .pycalls import calls
@@ -199,6 +200,10 @@ def metric_prints(name: str, text: str, tree: ast.Module | None = None) -> list[
     return found
 
 
+#: A command line of a README code block that runs a Python script: its group 1 is the script.
+_RUN_SCRIPT = re.compile(r"^\s*(?:\$\s*)?python(?:3(?:\.\d+)?)?\s+(?:-u\s+)?([\w./-]+\.py)\b")
+
+
 def shown_outputs(name: str, text: str, prints: list[Finding]) -> list[Finding]:
     """Numbers a README's code blocks show a script print: a line of a block (the output pasted
     under its command, a session's transcript) that one of ``prints``' patterns reads, as a
@@ -208,19 +213,29 @@ def shown_outputs(name: str, text: str, prints: list[Finding]) -> list[Finding]:
 
     patterns = [(f.parts[1], re.compile(f.parts[2])) for f in prints if len(f.parts) == 3 and f.parts[0] == "print"]
     found: list[Finding] = []
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, str]] = set()
+    # The script a block's command runs ('python3 ./NoisyXORDemo.py' above its pasted output):
+    # the row of the block's numbers, so that the draft pairs them with that script's print and
+    # not with the first script that prints the same label (2DNoisyXORDemo.py's 'Accuracy:').
+    script, previous = "output", OUTSIDE
     for index, line, where in fenced_lines(text.splitlines()):
+        if where != previous:
+            script, previous = "output", where
         if where == OUTSIDE or len(line) > 500:
+            continue
+        command = _RUN_SCRIPT.match(line)
+        if command:
+            script = PurePosixPath(command.group(1)).stem
             continue
         for label, pattern in patterns:
             match = pattern.search(line)
             number = match.group(1).rstrip(".") if match else None
-            if number is None or not _NUMBER.fullmatch(number) or (label, number) in seen:
+            if number is None or not _NUMBER.fullmatch(number) or (script, label, number) in seen:
                 continue
-            seen.add((label, number))
+            seen.add((script, label, number))
             found.append(Finding("claim-candidate", f"{label} = {number}", name, index + 1,
                                  "a number a code block of the README shows a run print",
-                                 ("cell", "output", label, number)))
+                                 ("cell", script, label, number)))
     return found
 
 
