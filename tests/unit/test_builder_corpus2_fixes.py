@@ -53,3 +53,19 @@ def test_a_placeholder_answer_may_drop_the_launcher_it_was_asked_about(tmp_path:
     check(_launchers(("plot", "Plots."), ("suite", "TODO: what suite.py computes")))  # answered: accepted
     with pytest.raises(AnswerInvalid, match="it leaves the TODO at /launchers/0/description"):
         check(_launchers(("plot", "TODO: what plot.py computes"), ("suite", "Runs the suite.")))
+
+
+def test_a_claim_answer_that_adds_a_claim_id_twice_is_refused(tmp_path: Path) -> None:
+    # b-maximin-bnp: the same claim added by a candidate's answer and by a claim question's made
+    # two claims of one id and one extraction (RRA202, RRA939), found only by the review.
+    from types import SimpleNamespace
+
+    from rra_tools.builder.build.claims import _stated_check
+
+    build = SimpleNamespace(artifact=lambda: SimpleNamespace(data={"claims": [{"id": "f-best"}]}),
+                            steps={"specify": SimpleNamespace(outputs={"published": None})},
+                            root=tmp_path, progress=lambda text: None)
+    check = _stated_check(build, tmp_path / "claim-question-1.answer.json")  # type: ignore[arg-type]
+    with pytest.raises(AnswerInvalid, match="claim 'f-best' is already in the manifest"):
+        check({"claims": [{"id": "f-best"}, {"id": "f-best"}]})
+    check({"claims": [{"id": "f-best"}, {"id": "g-best"}]})  # no commit recorded: said, not refused

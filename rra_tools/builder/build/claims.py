@@ -175,6 +175,14 @@ def _stated_check(build: Build, answer_path: Path) -> Callable[[Any], None]:
 
     def check(document: Any) -> None:
         claims = plain_data(document.get("claims") or [])
+        ids = [str(c.get("id")) for c in claims if isinstance(c, Mapping)]
+        twice = sorted({ident for ident in ids if ids.count(ident) > 1})
+        if twice:
+            # Two answers may add the same claim (a candidate's and a question's): the second
+            # would 'reproduce' with the first one's number (RRA202, RRA939).
+            raise AnswerInvalid(f"answer {answer_path}: field 'set': claim {', '.join(map(repr, twice))} is "
+                                "already in the manifest", "reject the question, or give the claim its own id and "
+                                "number")
         if not commit:
             # A build state from before the commit was recorded: the check has nothing to read.
             build.progress("the reported values the answer gives are not checked against the repository: "
