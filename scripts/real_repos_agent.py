@@ -110,6 +110,11 @@ def answer_for(request: dict[str, Any], table: dict[str, Any]) -> dict[str, Any]
         question = str(request.get("question", "")).strip()
         body = {"give_up": f"{NO_ANSWER} for decision {ident!r} ({kind}): {question}"}
     body.pop("x-note", None)  # the answers file's own remarks stay out of the answer
+    if kind == "claim" and request.get("pointer") and isinstance(body.get("set"), list):
+        # rra init wrote the candidate as a claim with TODOs (at the request's pointer): a claim
+        # the answers append confirms it where it is, whatever place the draft gave it.
+        body["set"] = [{**item, "pointer": request["pointer"]} if item.get("pointer") == "/claims/-" else item
+                       for item in body["set"]]
     if body.get("files"):
         try:
             body["files"] = [_edited(request, write) for write in body["files"]]
