@@ -69,3 +69,21 @@ def test_a_claim_answer_that_adds_a_claim_id_twice_is_refused(tmp_path: Path) ->
     with pytest.raises(AnswerInvalid, match="claim 'f-best' is already in the manifest"):
         check({"claims": [{"id": "f-best"}, {"id": "f-best"}]})
     check({"claims": [{"id": "f-best"}, {"id": "g-best"}]})  # no commit recorded: said, not refused
+
+
+def test_a_git_requirement_in_environment_yml_is_a_direct_reference(tmp_path: Path) -> None:
+    # b-disentangler-tables: rra lock resolves environment.yml's pip section, whose git requirement
+    # (a fork of pymanopt) could not be fetched; it was not listed, so the failure read as an
+    # unreachable index and the build stopped without the repair decision.
+    from types import SimpleNamespace
+
+    from rra_tools.builder.build.lock import _direct_references
+
+    (tmp_path / "environment.yml").write_text(
+        "name: d\nchannels:\n  - https://conda.anaconda.org/conda-forge\ndependencies:\n  - numpy=1.26\n"
+        "  - pip:\n    - git+https://github.com/example/pymanopt.git  # the fork\n    - scipy==1.13\n"
+        "    - tool @ https://example.org/tool-1.0.tar.gz\n")
+    (tmp_path / "requirements.in").write_text("pkg @ git+https://example.org/pkg.git\nnumpy\n")
+    found = _direct_references(SimpleNamespace(root=tmp_path))  # type: ignore[arg-type]
+    assert found == ["pkg @ git+https://example.org/pkg.git", "git+https://github.com/example/pymanopt.git",
+                     "tool @ https://example.org/tool-1.0.tar.gz"]
