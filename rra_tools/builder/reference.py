@@ -177,14 +177,20 @@ def _version(data: Mapping[str, Any]) -> tuple[int, int]:
 DRAFTED_STAND_IN = "not reported by the authors"
 
 
+def is_untraced(observation: Any) -> bool:
+    """Whether ``observation`` names no run record: nothing shows a run gave its value."""
+    return isinstance(observation, Mapping) and not observation.get("run_record")
+
+
 def is_drafted_stand_in(claim: Mapping[str, Any], observation: Any) -> bool:
     """Whether ``observation`` is the reported value a draft wrote as the claim's observation:
     its value, no run record, the draft's fingerprint. The paper's value is not an observation
     (spec/04-levels.md); once runs are observed it is taken out, else it would widen their
-    interval until it holds the paper's number whatever the runs give."""
+    interval until it holds the paper's number whatever the runs give. (An author's own
+    untraced observations are theirs to keep here; a build sets aside every untraced one.)"""
     reported = claim.get("reported")
     fingerprint = observation.get("fingerprint") if isinstance(observation, Mapping) else None
-    return (isinstance(observation, Mapping) and isinstance(reported, Mapping) and not observation.get("run_record")
+    return (is_untraced(observation) and isinstance(reported, Mapping)
             and observation.get("value") == reported.get("value") and isinstance(fingerprint, Mapping)
             and fingerprint.get("hardware") == DRAFTED_STAND_IN)
 

@@ -11,8 +11,9 @@ agent's), or quotes the paper's table in the README.
 
 Matching is literal, as the number is printed with its precision (``91.29``, ``0.950``), between
 characters that are not digits, so that ``91.29`` is not found in ``191.29`` or ``91.295``. The
-sign is not compared (a text may print a minus as ``−``). An integer is weak evidence (``12`` is
-found almost anywhere) and is reported as such by the caller's message, not refused.
+sign is not compared (a text may print a minus as ``−``). A number of one significant digit (``1``,
+``0.5``) is found in almost any prose, and an agent could restate a claim at that precision to
+match it: it counts only as a whole cell of a table (a Markdown or LaTeX cell, a CSV or TSV field).
 """
 
 from __future__ import annotations
@@ -45,7 +46,13 @@ def stated_at(root: Path, commit: str, text: str) -> str | None:
     ``root``) prints the number ``text`` (see :func:`printed`), or None."""
     from .patches import git
 
-    pattern = "(^|[^0-9.])" + re.escape(text).replace("\\.", "[.]") + "([^0-9]|[.][^0-9]|[.]?$)"
+    number = re.escape(text).replace("\\.", "[.]")
+    if len(text.replace(".", "").lstrip("0")) < 2:
+        # One significant digit (1, 0.5, 7) is found in almost any prose: it counts only as a
+        # whole cell of a table (Markdown, LaTeX, CSV, TSV), where it stands for a result.
+        pattern = "(^|[|,;&\t])[ ]*(-|[+]|−)?" + number + "[ ]*%?[ ]*([|,;&\t]|\\\\|$)"
+    else:
+        pattern = "(^|[^0-9.])" + number + "([^0-9]|[.][^0-9]|[.]?$)"
     specs = [*STATED_IN, *(f":(exclude){name}" for name in _OWN)]
     done = git(["grep", "-n", "-I", "-E", "-m", "1", "--no-color", "-e", pattern, commit, "--", *specs],
                cwd=root, check=False)

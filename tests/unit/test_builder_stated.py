@@ -65,3 +65,21 @@ def test_only_new_or_changed_values_are_checked(tmp_path: Path) -> None:
               {"id": "text", "kind": "string", "reported": {"value": "cat", "precision": 0}}]
     assert unstated_claims(tmp_path, commit, claims, {"kept": 0.5}) == [("invented", "0.9129")]
     assert unstated_claims(tmp_path, commit, claims, {"kept": 0.4}) == [("kept", "0.5"), ("invented", "0.9129")]
+
+
+def test_a_number_of_one_significant_digit_counts_only_as_a_table_cell(tmp_path: Path) -> None:
+    # An agent could restate a claim at precision 0 (reported 1 for the paper's 0.944): '1' is in
+    # almost any README's prose, so it counts only where a table gives it as a result.
+    commit = _repo(tmp_path, {
+        "README.md": "Step 1: install. Use a learning rate of 0.5 for 7 epochs.\n",
+        "results.csv": "model,errors,gap\nours,3,-0.5\n",
+        "table.tex": "ours & 7 \\\\\n",
+        "docs/notes.md": "| model | k |\n|---|---|\n| ours | 1 |\n"})
+    assert stated_at(tmp_path, commit, "1") == "docs/notes.md:3"
+    assert stated_at(tmp_path, commit, "3") == "results.csv:2"
+    assert stated_at(tmp_path, commit, "0.5") == "results.csv:2"
+    assert stated_at(tmp_path, commit, "7") == "table.tex:1"
+    assert stated_at(tmp_path, commit, "2") is None
+    # Two significant digits are read anywhere, as before.
+    commit = _repo(tmp_path / "prose", {"README.md": "We reach 44 clusters.\n"})
+    assert stated_at(tmp_path / "prose", commit, "44") == "README.md:1"

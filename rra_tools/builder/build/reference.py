@@ -71,52 +71,50 @@ def run(build: Build) -> None:
                              + (f": {build.rel(failed[0].record_path)}" if failed else ""),
                              "the launcher worked in the execute step; look at the run's logs")
         records.extend(r.record_path for r in outcome.results)
-    copies = _reported_copies(build) or dict(record.outputs.get("reported_set_aside") or {})
+    copies = _untraced_observations(build) or dict(record.outputs.get("reported_set_aside") or {})
     if not records:
         record.note = "every seed already has an observation: no reference run"
-        _set_aside_reported_values(build, copies)
+        _set_aside_untraced(build, copies)
         _reported_inside(build)
         return
     added = add_references(build.root, records, by=BUILDER, origin="refined")
     record.note = f"{len(added)} observation(s) of {len({a.claim for a in added})} claim(s)"
     _varies(build, loaded, added)
-    _set_aside_reported_values(build, copies)
+    _set_aside_untraced(build, copies)
     _reported_inside(build)
 
 
-def _is_reported_value(claim: Mapping[str, Any], observation: Any) -> bool:
-    """Whether ``observation`` is the claim's reported value written as an observation: its
-    value, with no run record behind it (what a draft writes, "by the authors", so that a fresh
-    claim has the one observation the schema asks for, and what an answer may copy)."""
-    reported = claim.get("reported") or {}
-    return (isinstance(observation, Mapping) and not observation.get("run_record")
-            and isinstance(reported, Mapping) and observation.get("value") == reported.get("value"))
+def _untraced_observations(build: Build) -> dict[str, dict[str, Any]]:
+    """Claim id -> the first observation of the number claim that no run record backs
+    (:func:`..reference.is_untraced`): the paper's value a draft wrote, or any number an answer gave."""
+    from ..reference import is_untraced
 
-
-def _reported_copies(build: Build) -> dict[str, dict[str, Any]]:
-    """Claim id -> the observation that is its reported value (:func:`_is_reported_value`)."""
     copies: dict[str, dict[str, Any]] = {}
     for claim in build.artifact().data.get("claims") or []:
         if not isinstance(claim, Mapping) or claim.get("kind", "number") != "number":
             continue
-        found = [o for o in (claim.get("reference") or {}).get("observations") or [] if _is_reported_value(claim, o)]
+        found = [o for o in (claim.get("reference") or {}).get("observations") or [] if is_untraced(o)]
         if found:
             copies[str(claim.get("id"))] = plain_data(found[0])
     return copies
 
 
-def _set_aside_reported_values(build: Build, copies: Mapping[str, dict[str, Any]]) -> None:
-    """Take out of each number claim's observations the paper's reported value written as one
-    (``copies``, read before the reference runs were added).
+def _set_aside_untraced(build: Build, copies: Mapping[str, dict[str, Any]]) -> None:
+    """Take out of each number claim's observations those no run record backs (``copies``, read
+    before the reference runs were added).
 
-    The paper's reported value is not an observation (spec/04-levels.md): an observation is a
-    run's value. Left among the build's runs it widens their interval until it holds the
-    reported value, whatever the runs give (one copied value against three equal runs gives a
-    half-width of about 1.8 times their distance from it), so every claim would be
-    "reproduced". Taken out once the claim has two other observations (the reference runs'),
-    so that it keeps an interval and the manifest stays valid (``add_references`` already
-    takes out the draft's own); the values set aside are kept in the state file, to stand in
-    again when a later build drops its runs, and said."""
+    An observation is a run's value, and in a build the only evidence of a run is its record.
+    One with none is the paper's reported value a draft wrote (the schema asks for one
+    observation before any run), or a number an answer gave: the agent's word. Left among the
+    build's runs it widens their interval until it holds the reported value, whatever the runs
+    give (one copied value against three equal runs gives a half-width of about 1.8 times their
+    distance from it; a value near the reported one does the same), so every claim would be
+    "reproduced". Taken out once the claim has two other observations (the reference runs'), so
+    that it keeps an interval and the manifest stays valid (``add_references`` already takes out
+    the draft's own); the first one set aside is kept in the state file, to stand in again when
+    a later build drops its runs, and each is said."""
+    from ..reference import is_untraced
+
     if not copies:
         return
 
@@ -124,47 +122,39 @@ def _set_aside_reported_values(build: Build, copies: Mapping[str, dict[str, Any]
         for claim in document.get("claims") or []:
             if str(claim.get("id")) not in copies or not claim.get("reference"):
                 continue
-            observations = claim["reference"].get("observations") or []
-            kept = [o for o in observations if not _is_reported_value(claim, o)]
+            kept = [o for o in claim["reference"].get("observations") or [] if not is_untraced(o)]
             if len(kept) >= 2:
                 claim["reference"]["observations"] = kept
 
     edit_manifest(build.artifact().manifest_path, mutate)
-    left = _reported_copies(build)
+    left = _untraced_observations(build)
     aside = {claim: observation for claim, observation in copies.items() if claim not in left}
     build.steps["reference"].outputs["reported_set_aside"] = aside
     for claim_id, observation in aside.items():
-        build.progress(f"claim {claim_id}: the observation {observation.get('value')} with no run record is its "
-                       "reported value, not a run's: set aside (the paper's value is not an observation); its "
-                       "interval is its runs'")
+        build.progress(f"claim {claim_id}: the observation {observation.get('value')} has no run record (the "
+                       "paper's value, or a number no run of this build gave): set aside; its interval is its runs'")
 
 
 def _reported_inside(build: Build) -> None:
     """Stop when a number claim's reported value lies outside the interval of its observations
     (now runs only), unless a discrepancy lists the claim: the build's runs do not give the
-    paper's number, and saying "reproduced" would be false (``RRA506`` says it as a warning of
-    an artifact; a build that concluded so would print it as a level)."""
-    from ...intervals import acceptance_interval
+    paper's number, and the *reproduced* level (spec 1.2, part 4, item 4) would not be met."""
+    from ...validate.rules.experiments import claim_interval, observation_values
 
     data = build.artifact().data
     explained = {str(c) for item in data.get("discrepancies") or [] if isinstance(item, Mapping)
                  for c in item.get("claims") or []}
     outside: list[str] = []
     for claim in data.get("claims") or []:
-        if not isinstance(claim, Mapping) or claim.get("kind", "number") != "number":
+        if not isinstance(claim, Mapping) or claim.get("kind", "number") != "number" or \
+                str(claim.get("id")) in explained:
             continue
-        if str(claim.get("id")) in explained:
+        value = (claim.get("reported") or {}).get("value")
+        interval = claim_interval(claim)
+        if interval is None or not isinstance(value, (int, float)) or isinstance(value, bool):
             continue
-        reported = claim.get("reported") or {}
-        value, precision = reported.get("value"), reported.get("precision")
-        found = [o.get("value") for o in (claim.get("reference") or {}).get("observations") or []
-                 if isinstance(o, Mapping)]
-        values = [float(v) for v in found if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        if (not isinstance(value, (int, float)) or isinstance(value, bool) or not isinstance(precision, int)
-                or len(values) < 2 or len(values) != len(found)):
-            continue
-        interval = acceptance_interval(values, precision)
         if not interval.contains(float(value)):
+            values = [v for _, v, _ in observation_values(claim)]
             outside.append(f"claim {claim.get('id')!r}: reported {value}, the runs give "
                            f"{', '.join(f'{v:g}' for v in values)} (interval [{interval.low:.6g}, "
                            f"{interval.high:.6g}])")
